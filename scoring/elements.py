@@ -1,0 +1,139 @@
+"""Board elements by name: read and change one element of a state's JSON form.
+
+The readers give every element a confidence, the validators name elements in
+their warnings, the benchmark compares elements with the truth, and the review
+page edits them. All of them use the names of :mod:`scoring.common` and the
+functions here, which work on the JSON form (``game.to_dict(state)``) so that
+they are the same for every game:
+
+===============  ======================================================
+``cell:R,C``     ``roads[R][C]``, an Avenue road segment or None
+``round:I``      ``rounds[I]``, an Avenue score box ``{"farm", "score"}``
+``round:I:farm``  ``rounds[I].farm``, the farm letter alone
+``round:I:score`` ``rounds[I].score``, the written number alone
+``space:R,C``    ``farmyard.spaces[R][C]``, an Agricola space object
+``fence:h:R,C``  ``farmyard.fences.horizontal[R][C]``
+``fence:v:R,C``  ``farmyard.fences.vertical[R][C]``
+``tile:X,Y``     the Carcassonne tile entry at (X, Y), or None for a hole
+``meeple:I``     ``meeples[I]``
+===============  ======================================================
+
+>>> data = {"game": "avenue", "roads": [["NS", None]], "rounds": [{"farm": "D", "score": 5}]}
+>>> elements(data)
+{'cell:0,0': 'NS', 'cell:0,1': None, 'round:0:farm': 'D', 'round:0:score': 5}
+>>> set_element(data, "cell:0,1", "EW")["roads"]
+[['NS', 'EW']]
+>>> get_element(data, "round:0")
+{'farm': 'D', 'score': 5}
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .common import StateError
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise StateError(text, "not an element position") from None
+
+
+def _locate(data: dict, name: str) -> tuple[Any, Any]:
+    """The container holding element ``name`` and the key or index within it."""
+    kind, _, rest = name.partition(":")
+    try:
+        if kind == "cell":
+            r, c = _ints(rest)
+            return data["roads"][r], c
+        if kind == "round":
+            index, _, part = rest.partition(":")
+            box = data["rounds"][int(index)]
+            return (box, part) if part else (data["rounds"], int(index))
+        if kind == "space":
+            r, c = _ints(rest)
+            return data["farmyard"]["spaces"][r], c
+        if kind == "fence":
+            direction, _, pos = rest.partition(":")
+            r, c = _ints(pos)
+            key = {"h": "horizontal", "v": "vertical"}[direction]
+            return data["farmyard"]["fences"][key][r], c
+        if kind == "tile":
+            x, y = _ints(rest)
+            tiles = data["tiles"]
+            for i, t in enumerate(tiles):
+                if t["x"] == x and t["y"] == y:
+                    return tiles, i
+            return tiles, None
+        if kind == "meeple":
+            return data["meeples"], int(rest)
+    except (KeyError, IndexError, ValueError, TypeError):
+        pass
+    raise StateError(name, f"no such element in this {data.get('game', 'board')} state")
+
+
+def get_element(data: dict, name: str) -> Any:
+    """The value of one element; a Carcassonne hole reads as None."""
+    container, key = _locate(data, name)
+    if key is None:
+        return None
+    try:
+        return container[key]
+    except (KeyError, IndexError):
+        raise StateError(name, "no such element") from None
+
+
+def set_element(data: dict, name: str, value: Any) -> dict:
+    """A copy of ``data`` with one element changed (the input is not modified).
+
+    Setting a Carcassonne ``tile:X,Y`` to None removes the tile; setting a hole
+    adds it.
+    """
+    data = copy.deepcopy(data)
+    container, key = _locate(data, name)
+    if name.startswith("tile:") and key is None:
+        if value is not None:
+            x, y = _ints(name.split(":", 1)[1])
+            container.append({**value, "x": x, "y": y})
+    elif name.startswith("tile:") and value is None:
+        del container[key]
+    else:
+        container[key] = value
+    return data
+
+
+def elements(data: dict) -> dict[str, Any]:
+    """Every element of a state's JSON form, by name, in board order.
+
+    Avenue score boxes are listed as their two parts (``round:I:farm`` and
+    ``round:I:score``), because a reader reads them separately.
+    """
+    game = data.get("game")
+    out: dict[str, Any] = {}
+    if game == "avenue":
+        for r, row in enumerate(data["roads"]):
+            for c, seg in enumerate(row):
+                out[f"cell:{r},{c}"] = seg
+        for i, box in enumerate(data["rounds"]):
+            out[f"round:{i}:farm"] = box.get("farm")
+            out[f"round:{i}:score"] = box.get("score")
+    elif game == "agricola":
+        yard = data["farmyard"]
+        for r, row in enumerate(yard["spaces"]):
+            for c, space in enumerate(row):
+                out[f"space:{r},{c}"] = space
+        for key, tag in (("horizontal", "h"), ("vertical", "v")):
+            for r, row in enumerate(yard["fences"][key]):
+                for c, fence in enumerate(row):
+                    out[f"fence:{tag}:{r},{c}"] = fence
+    elif game == "carcassonne":
+        for t in data["tiles"]:
+            out[f"tile:{t['x']},{t['y']}"] = {k: v for k, v in t.items() if k not in ("x", "y")}
+        for i, m in enumerate(data.get("meeples", [])):
+            out[f"meeple:{i}"] = m
+    else:
+        raise StateError("game", f"unknown game {game!r}")
+    return out
