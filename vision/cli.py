@@ -79,6 +79,86 @@ def cmd_score(args) -> int:
 
 
 # ---------------------------------------------------------------------------
+# scorelens read, scorelens template: the work is in vision/read.py and vision/template.py
+
+def cmd_read(args) -> int:
+    from vision import read
+
+    return read.cmd_read(args)
+
+
+# ---------------------------------------------------------------------------
+# scorelens review, scorelens learn: the work is in vision/review.py and vision/learn.py
+
+def cmd_review(args) -> int:
+    from vision import review
+
+    return review.cmd_review(args)
+
+
+def cmd_learn(args) -> int:
+    from vision import learn
+
+    return learn.cmd_learn(args)
+
+
+# ---------------------------------------------------------------------------
+# scorelens batch, scorelens export (vision/batch.py, vision/store.py)
+
+BATCH_EPILOG = """\
+photos:
+  Each PATH is a photo or a folder; folders are walked (sub-folders too) for
+  .jpg .jpeg .png .webp .bmp .tif .tiff, any case. .heic/.heif photos are
+  stored as errors: OpenCV here cannot decode them, export them as JPEG.
+
+whose board (without --manifest, or for photos it does not list):
+  T<table>_R<round>_<player>.jpg, e.g. T03_R2_Alice.jpg is table 3, round 2,
+  player Alice; R2_Alice.jpg and T3_Alice.jpg work too. Other names: the
+  player is the file name without its suffix. A manifest CSV has the header
+  photo,player,table,round; photo is relative to the manifest's folder. For
+  a Carcassonne board the player cell names each colour: red=Alice; blue=Bob.
+
+off-board values:
+  NAME.side.json next to NAME.jpg, one JSON object, is passed to the reader
+  as side= (when the reader takes it) and stored with the photo.
+
+resuming:
+  Photos are known by the SHA-256 of their bytes. Each one is committed to
+  the store as soon as it is read; photos already stored are skipped, so the
+  same command run again resumes. Ctrl-C stores the photos being read and
+  stops (press it again to abandon them).
+
+exit status:
+  0 all photos read, 1 some photo could not be read (stored as an error row
+  with its message, now or by an earlier run), 2 bad arguments, 130 stopped
+  by Ctrl-C.
+"""
+
+
+def cmd_batch(args) -> int:
+    import shlex
+
+    from vision.batch import run_batch
+
+    again = ["scorelens", "batch", *args.paths, "--game", args.game, "--db", args.db]
+    for flag, value in (("--workers", args.workers), ("--manifest", args.manifest),
+                        ("--executor", args.executor), ("--reader", args.reader)):
+        if value is not None:
+            again += [flag, str(value)]
+    summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
+                        executor=args.executor, reader=args.reader or "vision.read:read_photo",
+                        retry_failed=args.retry_failed, progress=False if args.no_progress else None,
+                        resume_command=shlex.join(again))
+    return summary.exit_status
+
+
+def cmd_export(args) -> int:
+    from vision.batch import export
+
+    return export(args.db, csv_path=args.csv, as_json=args.json)
+
+
+# ---------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -95,6 +175,76 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--recount", action="store_true",
                    help="Avenue: score each round's farm by the grapes connected on the final sheet")
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("read", help="read photos of finished boards and score them",
+                       description="Read each photo: find the board, read every element, and print the "
+                                   "reading, the score card and the elements flagged for review. A photo "
+                                   "that cannot be read gets one line on stderr; the others are still read.")
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="photos (JPEG, PNG, ...)")
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
+                   help="the game in the photos (default: avenue)")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON: state, confidences, flags and score card (a list for several photos)")
+    p.add_argument("--debug", metavar="DIR",
+                   help="write the located corners, the rectified board with every reading drawn, and the JSON")
+    p.add_argument("--template", metavar="FILE", help="Avenue: the printed layout of your pad (a template file)")
+    p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("review", help="fix misreads on a local web page, and keep the corrections",
+                       description="Read photos (or open the flagged photos of a results store) and serve "
+                                   "a review page on 127.0.0.1: the board with every reading drawn over it, "
+                                   "doubtful elements first, and the score card recomputed at every change.")
+    p.add_argument("photos", metavar="PHOTO", nargs="*", help="photos to review (PHOTO.scorelens.json is used "
+                                                                "where an earlier review saved one)")
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
+                   help="the game shown in the photos (default: avenue)")
+    p.add_argument("--db", metavar="FILE", help="review the flagged photos of this results store (scorelens batch)")
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="print the page's address, do not open a browser")
+    p.add_argument("--corrections", metavar="DIR",
+                   help="where corrected crops go (default: $SCORELENS_HOME/corrections, "
+                        "~/.local/share/scorelens/corrections)")
+    p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("learn", help="adapt the readers to the corrections saved on the review page",
+                       description="Fit the classifiers' last step to the crops saved by scorelens review, "
+                                   "and write a per-set model that read and batch then use.")
+    p.add_argument("--corrections", metavar="DIR",
+                   help="the corrections folder (default: $SCORELENS_HOME/corrections)")
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
+                   help="the game whose classifiers to adapt (default: avenue)")
+    p.add_argument("--out", metavar="DIR", help="where the adapted model goes (default: $SCORELENS_HOME/models)")
+    p.add_argument("--reset", action="store_true", help="remove the adapted model: use the shipped one again")
+    p.set_defaults(func=cmd_learn)
+
+    p = sub.add_parser("batch", help="read a folder of photos into a results store",
+                       description="Read every photo under the PATHs with the game's reader and store "
+                                   "each reading, score card and timing in a SQLite results store.",
+                       epilog=BATCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="photos, or folders of photos")
+    p.add_argument("--game", required=True, choices=("agricola", "avenue", "carcassonne"))
+    p.add_argument("--db", required=True, metavar="FILE", help="the results store (SQLite), created if missing")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="worker processes (default: one per core; 1 reads in this process)")
+    p.add_argument("--manifest", metavar="FILE", help="CSV photo,player,table,round")
+    p.add_argument("--executor", metavar="WHERE",
+                   help="local (default), or dask://HOST:PORT for a dask.distributed scheduler "
+                        "(needs the [cluster] extra)")
+    p.add_argument("--reader", metavar="MODULE:FUNCTION",
+                   help="the reader function (default vision.read:read_photo)")
+    p.add_argument("--retry-failed", action="store_true", help="read again the photos stored as errors")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal)")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("export", help="photo totals and player standings from a results store",
+                       description="Export each photo's totals and categories (with corrections), and "
+                                   "each player's standings over the rounds, ranked.")
+    p.add_argument("--db", required=True, metavar="FILE", help="the results store of scorelens batch")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--csv", metavar="FILE",
+                     help="write the photos to FILE, and the standings beside it to NAME-standings.csv")
+    how.add_argument("--json", action="store_true", help="print one JSON object: photos and standings")
+    p.set_defaults(func=cmd_export)
 
     return parser
 

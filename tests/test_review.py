@@ -1,0 +1,417 @@
+"""The review page: its API, saving, the store's audit trail, its security, and a real browser."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import scoring
+from scoring import avenue
+from scoring.elements import elements, set_element
+from vision import UserError, review
+from vision.geometry import AVENUE
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+PX_PER_MM = 4.0
+
+
+# ---------------------------------------------------------------------------
+# A photo and a stand-in reader: the page is tested apart from the reader's accuracy.
+
+def draw_sheet(sheet: avenue.Sheet) -> np.ndarray:
+    """A plain rectified sheet: the grid, the roads, the score column."""
+    s = PX_PER_MM
+    img = np.full((int(AVENUE.height_mm * s), int(AVENUE.width_mm * s), 3), 240, np.uint8)
+    for r in range(AVENUE.rows):
+        for c in range(AVENUE.cols):
+            x0, y0, x1, y1 = (int(v * s) for v in AVENUE.cell_box(r, c))
+            cv2.rectangle(img, (x0, y0), (x1, y1), (80, 80, 80), 1)
+            seg = sheet.roads[r][c]
+            if seg:
+                mid = {"N": ((x0 + x1) // 2, y0), "E": (x1, (y0 + y1) // 2),
+                       "S": ((x0 + x1) // 2, y1), "W": (x0, (y0 + y1) // 2)}
+                cv2.line(img, mid[seg[0]], ((x0 + x1) // 2, (y0 + y1) // 2), (20, 20, 20), 3)
+                cv2.line(img, ((x0 + x1) // 2, (y0 + y1) // 2), mid[seg[1]], (20, 20, 20), 3)
+    return img
+
+
+@pytest.fixture
+def sheet() -> avenue.Sheet:
+    return avenue.from_dict(json.loads((SAMPLES / "avenue-1.json").read_text()))
+
+
+@pytest.fixture
+def photo(tmp_path, sheet) -> Path:
+    path = tmp_path / "table 1" / "sheet.png"
+    path.parent.mkdir()
+    cv2.imwrite(str(path), draw_sheet(sheet))
+    return path
+
+
+FLAGS = ["cell:0,6", "round:2"]
+
+
+def fake_reader(misread: dict[str, object]):
+    """A reader that reads ``misread`` wrongly, flags FLAGS and is unsure of cell:4,4."""
+    def read(path, game, **_):
+        from vision.read import Reading
+
+        sheet = avenue.from_dict(json.loads((SAMPLES / "avenue-1.json").read_text()))
+        data = avenue.to_dict(sheet)
+        for name, value in misread.items():
+            data = set_element(data, name, value)
+        state = avenue.from_dict(data)
+        conf = {name: 0.99 for name in elements(data)}
+        conf.update({"cell:0,6": 0.4, "round:2:score": 0.5, "cell:4,4": 0.7})
+        reading = Reading("avenue", str(path), state, conf, list(FLAGS), avenue.validate(state),
+                          avenue.score(state), np.zeros((4, 2), np.float32), draw_sheet(sheet))
+        return review.apply_saved(reading)
+    return read
+
+
+MISREAD = {"cell:0,6": "EW", "round:2:score": 9}   # the sheet has SW and 6
+
+
+@pytest.fixture
+def board(photo):
+    return review.open_photo(photo, "avenue", read=fake_reader(MISREAD))
+
+
+@pytest.fixture
+def server(board, tmp_path):
+    srv, thread = review.start_server([board], corrections=tmp_path / "corrections")
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+class Client:
+    """Raw HTTP to the server, so that paths go out exactly as written."""
+
+    def __init__(self, srv):
+        self.srv = srv
+        self.host = f"127.0.0.1:{srv.server_address[1]}"
+
+    def request(self, method, path, body=None, headers=None, raw=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.srv.server_address[1], timeout=10)
+        hdrs = {"Host": self.host}
+        if method == "POST":
+            hdrs.update({"Content-Type": "application/json", "X-Scorelens-Token": self.srv.token})
+        hdrs.update(headers or {})
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for k, v in hdrs.items():
+            conn.putheader(k, v)
+        if data is not None:
+            conn.putheader("Content-Length", str(len(data)))
+        conn.endheaders(data)
+        resp = conn.getresponse()
+        payload = resp.read()
+        conn.close()
+        return resp.status, resp.getheader("Content-Type") or "", payload
+
+    def json(self, method, path, body=None, **kw):
+        status, kind, payload = self.request(method, path, body, **kw)
+        return status, json.loads(payload)
+
+
+@pytest.fixture
+def client(server):
+    return Client(server)
+
+
+# ---------------------------------------------------------------------------
+# The page and the API
+
+def test_page_and_assets_are_served_from_the_package(client, server):
+    status, kind, page = client.request("GET", "/")
+    assert status == 200 and kind.startswith("text/html")
+    assert server.token.encode() in page and b"{{TOKEN}}" not in page
+    assert b"http" not in page.replace(b"http://www.w3.org", b"")      # nothing from the network
+    for path, kind_ in (("/review.js", "text/javascript"), ("/review.css", "text/css")):
+        status, kind, body = client.request("GET", path)
+        assert status == 200 and kind.startswith(kind_) and len(body) > 1000
+
+
+def test_board_view_puts_flagged_then_doubtful_elements_first(client):
+    status, boards = client.json("GET", "/api/items")
+    assert status == 200 and boards == [{"id": 0, "name": "sheet.png", "game": "avenue",
+                                         "to_check": 4, "saved": False}]
+    status, item = client.json("GET", "/api/items/0")
+    assert item["queue"] == ["cell:0,6", "round:2:farm", "round:2:score", "cell:4,4"]
+    cells = {e["name"]: e for e in item["elements"]}
+    assert len(cells) == 52
+    assert cells["cell:0,0"]["box"] == [40.0, 64.0, 120.0, 144.0]      # geometry mm x 4 px/mm
+    assert cells["round:2:score"]["value"] == 9 and cells["round:2:score"]["flagged"]
+    assert [o["value"] for o in item["editors"]["cell"]["options"]] == [None, *avenue.SEGMENTS]
+    assert item["card"]["total"] == avenue.score(avenue.from_dict(
+        set_element(set_element(json.loads((SAMPLES / "avenue-1.json").read_text()),
+                                "cell:0,6", "EW"), "round:2:score", 9))).total
+    status, kind, jpg = client.request("GET", item["image"]["url"])
+    image = cv2.imdecode(np.frombuffer(jpg, np.uint8), cv2.IMREAD_COLOR)
+    assert status == 200 and image.shape[:2] == (item["image"]["height"], item["image"]["width"]) == (592, 840)
+
+
+def test_each_edit_is_rescored_and_can_be_undone(client, sheet):
+    truth = avenue.to_dict(sheet)
+    _, before = client.json("GET", "/api/items/0")
+    status, view = client.json("POST", "/api/items/0/edit", {"element": "round:2:score", "value": 6})
+    assert status == 200
+    expected = avenue.score(avenue.from_dict(set_element(truth, "cell:0,6", "EW"))).to_dict()
+    assert view["card"] == expected and view["card"]["total"] != before["card"]["total"]
+    assert [(h["element"], h["old"], h["new"]) for h in view["history"]] == [("round:2:score", 9, 6)]
+    status, view = client.json("POST", "/api/items/0/edit", {"element": "cell:0,6", "value": "SW"})
+    assert view["card"] == avenue.score(sheet).to_dict()
+    status, view = client.json("POST", "/api/items/0/undo", {})
+    assert status == 200 and view["card"] == expected and len(view["history"]) == 1
+    client.json("POST", "/api/items/0/undo", {})
+    status, view = client.json("POST", "/api/items/0/undo", {})
+    assert status == 422 and "nothing to undo" in view["error"]
+
+
+@pytest.mark.parametrize("body, problem", [
+    ({"element": "cell:1,1", "value": "XY"}, "roads[1][1]"),
+    ({"element": "round:0:score", "value": -1}, "rounds[0].score"),
+    ({"element": "cell:9,9", "value": "NS"}, "no such element"),
+    ({"element": "cell:1,1"}, "value: missing"),
+    ({"field": "supply", "value": 3}, "not an off-board field"),
+])
+def test_a_value_the_rules_refuse_changes_nothing(client, body, problem):
+    status, answer = client.json("POST", "/api/items/0/edit", body)
+    assert status == 422 and problem in answer["error"]
+    _, item = client.json("GET", "/api/items/0")
+    assert item["history"] == []
+
+
+def test_save_writes_the_state_the_crops_and_a_later_read_uses_it(client, photo, tmp_path, sheet):
+    client.json("POST", "/api/items/0/edit", {"element": "cell:0,6", "value": "SW"})
+    client.json("POST", "/api/items/0/edit", {"element": "round:2:score", "value": 6})
+    status, view = client.json("POST", "/api/items/0/save", {})
+    assert status == 200 and view["result"] == {"path": str(review.saved_path(photo)), "crops": 52, "corrected": 2}
+
+    saved = json.loads(review.saved_path(photo).read_text())
+    assert saved["state"] == avenue.to_dict(sheet)
+    assert saved["score"] == avenue.score(sheet).to_dict()
+    assert [(c["element"], c["old"], c["new"]) for c in saved["corrections"]] == [
+        ("cell:0,6", "EW", "SW"), ("round:2:score", 9, 6)]
+
+    root = tmp_path / "corrections" / "avenue"
+    fixed = sorted(p.relative_to(root).as_posix() for p in root.rglob("*-fixed.png"))
+    assert [f.split("/")[:2] for f in fixed] == [["cell", "SW"], ["round-score", "6"]]
+    assert len(list(root.rglob("*.png"))) == 52
+    crop = cv2.imread(str(root / fixed[0]))
+    assert crop.shape[:2] == (96, 96)          # the classifier's window: 20 mm + 2 x 2 mm, at 4 px/mm
+
+    # a later read of the same photo returns the saved state, with nothing flagged
+    later = fake_reader(MISREAD)(photo, "avenue")
+    assert later.state == sheet and later.flags == [] and later.card.total == avenue.score(sheet).total
+    # ... and the page reopens it where it was left
+    again = review.open_photo(photo, "avenue", read=fake_reader(MISREAD))
+    assert again.data == avenue.to_dict(sheet) and len(again.history) == 2 and again.saved
+
+    # a changed photo is read afresh
+    photo.write_bytes(photo.read_bytes() + b"\0")
+    assert fake_reader(MISREAD)(photo, "avenue").state != sheet
+
+
+def test_saving_again_replaces_an_elements_earlier_crop(board, tmp_path):
+    board.save(tmp_path / "c")
+    board.edit("cell:1,1", "NS")
+    board.save(tmp_path / "c")
+    crops = sorted(p.name for p in (tmp_path / "c" / "avenue" / "cell").rglob("*cell_1-1*"))
+    assert crops == ["sheet-" + review.file_sha256(board.photo)[:10] + "-cell_1-1-fixed.png"]
+    assert [p.parent.name for p in (tmp_path / "c" / "avenue" / "cell").rglob("*cell_1-1*")] == ["NS"]
+
+
+# ---------------------------------------------------------------------------
+# Security
+
+@pytest.mark.parametrize("path", [
+    "/photo/../../etc/passwd",
+    "/api/items/0/../../../../etc/passwd",
+    "/%2e%2e/%2e%2e/etc/passwd",
+    "/api/items/0/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/review.js/../../../etc/passwd",
+    "//etc/passwd",
+    "/api/items/1",                 # not a named photo
+    "/api/items/0/sheet.png",       # the photo itself is not served by name
+    "/api/items/-1",
+])
+def test_only_the_named_boards_are_served(client, path):
+    status, _, body = client.request("GET", path)
+    assert status == 404 and b"root:" not in body
+
+
+def test_requests_for_another_host_are_refused(client):
+    status, _, _ = client.request("GET", "/api/items/0", headers={"Host": "evil.example:80"})
+    assert status == 403
+    status, _, _ = client.request("POST", "/api/items/0/edit", {"element": "cell:1,1", "value": "EW"},
+                                  headers={"Host": "evil.example"})
+    assert status == 403
+
+
+@pytest.mark.parametrize("headers, raw, status", [
+    ({"X-Scorelens-Token": ""}, b'{"element": "cell:1,1", "value": "EW"}', 403),
+    ({"X-Scorelens-Token": "guess"}, b'{"element": "cell:1,1", "value": "EW"}', 403),
+    ({"Origin": "http://evil.example"}, b'{"element": "cell:1,1", "value": "EW"}', 403),
+    ({"Content-Type": "text/plain"}, b'{"element": "cell:1,1", "value": "EW"}', 415),
+    ({}, b"element=cell:1,1&value=EW", 400),
+    ({}, b"[1, 2]", 400),
+    ({}, b'{"element": "' + b"x" * 70000 + b'"}', 413),
+])
+def test_changes_need_the_token_and_a_small_json_body(client, headers, raw, status):
+    got, _, _ = client.request("POST", "/api/items/0/edit", headers=headers, raw=raw)
+    assert got == status
+    _, item = client.json("GET", "/api/items/0")
+    assert item["history"] == []
+
+
+def test_the_server_listens_on_127_0_0_1_only(server):
+    assert server.server_address[0] == "127.0.0.1"
+    assert server.url.startswith("http://127.0.0.1:")
+
+
+# ---------------------------------------------------------------------------
+# The other games, at the state level: edit a JSON state and rescore it.
+
+def test_agricola_spaces_fences_and_off_board_values(tmp_path):
+    data = json.loads((SAMPLES / "agricola-wooden-hut.json").read_text())
+    module = scoring.game_module("agricola")
+    board = review.Review("agricola", data)
+    srv, _ = review.start_server([board])
+    try:
+        client = Client(srv)
+        _, item = client.json("GET", "/api/items/0")
+        assert item["image"] is None and item["editors"]["fence"]["options"][1] == {"value": 1, "label": "on", "key": "1"}
+        assert set(item["fields"]) == {"supply", "cards", "family_members", "card_points", "bonus_points",
+                                       "begging_cards"} & set(data)
+        total = item["card"]["total"]
+        status, view = client.json("POST", "/api/items/0/edit",
+                                   {"element": "space:2,4", "value": {"kind": "empty", "sheep": 5}})
+        assert status == 200
+        expected = set_element(data, "space:2,4", {"kind": "empty", "sheep": 5})
+        assert view["card"] == module.score(module.from_dict(expected)).to_dict()
+        status, view = client.json("POST", "/api/items/0/edit", {"field": "bonus_points", "value": 4})
+        expected["bonus_points"] = 4
+        assert view["card"] == module.score(module.from_dict(expected)).to_dict()
+        assert view["card"]["total"] != total
+        status, view = client.json("POST", "/api/items/0/edit", {"field": "begging_cards", "value": -1})
+        assert status == 422
+        status, view = client.json("POST", "/api/items/0/save", {})
+        assert status == 422 and "no photo" in view["error"]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_carcassonne_tiles_and_track_points():
+    data = json.loads((SAMPLES / "carcassonne-1.json").read_text())
+    module = scoring.game_module("carcassonne")
+    board = review.Review("carcassonne", data)
+    specs = review.editor_specs("carcassonne")
+    assert [o["value"] for o in specs["tile"]["fields"]["tile"]["options"]][:3] == ["A", "B", "C"]
+    assert specs["field:track"]["type"] == "map"
+    before = board.card()
+    view = board.edit("tile:1,2", None)                          # a tile that is not there
+    assert "tile:1,2" not in {e["name"] for e in view["elements"]}
+    track = {colour: 10 for colour in data.get("track", {})} or {"red": 10}
+    view = board.edit(field_name="track", value=track)
+    state = module.from_dict({**set_element(data, "tile:1,2", None), "track": track})
+    assert view["card"] == module.score(state).to_dict()
+    board.undo()
+    board.undo()
+    assert board.card().to_dict() == before.to_dict()
+
+
+# ---------------------------------------------------------------------------
+# A results store: corrections go to its audit trail.
+
+def test_store_review_writes_the_audit_trail(tmp_path, photo):
+    from vision.store import Photo, Store
+
+    reading = fake_reader(MISREAD)(photo, "avenue")
+    store = Store(tmp_path / "results.sqlite")
+    store.add(Photo(path=str(photo), hash="ab" * 32, game="avenue", player="Ann", table=1, round=2),
+              reading=reading.to_dict())
+    boards = review.store_boards(store, read=fake_reader(MISREAD), who="judge")
+    assert [b.name for b in boards] == ["sheet.png (Ann table 1 round 2)"]
+    board = boards[0].review()
+    assert board.rectified is not None and board.queue()[0] == "cell:0,6"
+    board.edit("cell:0,6", "SW")
+    board.edit("round:2:score", 6)
+    board.undo()
+    trail = [(c.element, c.old_value, c.new_value, c.who) for c in store.corrections("ab" * 32)]
+    assert trail == [("cell:0,6", "EW", "SW", "judge"), ("round:2:score", 9, 6, "judge"),
+                     ("round:2:score", 6, 9, "judge")]
+    result = board.save(tmp_path / "c")
+    assert result["crops"] == 52 and result["corrected"] == 1
+    assert store.flagged() == [] and store.reading("ab" * 32).state == board.data
+    # reopened, the page shows the trail as the board's history
+    again = review.StoredReview(store, store.reading("ab" * 32))
+    assert len(again.history) == 3 and again.data == board.data
+
+
+# ---------------------------------------------------------------------------
+# The command line
+
+def test_command_line_errors_are_one_line(capsys, tmp_path):
+    from vision.cli import main
+
+    assert main(["review", "--no-browser", str(tmp_path / "missing.jpg")]) == 2
+    assert capsys.readouterr().err.strip() == f"scorelens: {tmp_path / 'missing.jpg'}: no such file"
+    assert main(["review", "--no-browser"]) == 2
+    assert "give the photos to review" in capsys.readouterr().err
+
+
+def test_no_display_means_no_browser(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    import sys
+
+    assert review.has_display() is (not sys.platform.startswith("linux"))
+
+
+# ---------------------------------------------------------------------------
+# In a real browser: fix a flagged element with the keyboard, see the total change, save.
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_in_headless_chromium(server, photo, sheet):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url)
+            page.wait_for_selector("#overlay g.el")
+            assert page.inner_text("#editor-title") == "cell:0,6"       # the first flagged element
+            before = page.inner_text("#total")
+            page.keyboard.press("ArrowDown")                            # the road joins S ...
+            page.keyboard.press("ArrowLeft")                            # ... and W: SW
+            page.keyboard.press("Enter")
+            expect = sync_api.expect
+            expect(page.locator("#total")).to_have_text(str(avenue.score(avenue.from_dict(
+                set_element(avenue.to_dict(sheet), "round:2:score", 9))).total))
+            assert page.inner_text("#total") != before
+            page.keyboard.press("Enter")                                # accept round:2:farm
+            page.keyboard.press("6")                                    # round:2:score is 6
+            page.keyboard.press("Enter")
+            expect(page.locator("#total")).to_have_text(str(avenue.score(sheet).total))
+            page.click("#save")
+            expect(page.locator("#status")).to_contain_text("saved")
+            assert errors == []
+        finally:
+            browser.close()
+    saved = json.loads(review.saved_path(photo).read_text())
+    assert saved["state"] == avenue.to_dict(sheet)
+    assert [c["element"] for c in saved["corrections"]] == ["cell:0,6", "round:2:score"]

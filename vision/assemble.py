@@ -1,0 +1,152 @@
+"""Stage 5: build the sheet from the classifications, check it, and say what is doubtful.
+
+Every element read gets a confidence, the classifier's probability for the
+label it chose. Then the rules of the game are consulted:
+
+1. **Prefer a consistent reading.** When the scoring core's warnings show
+   the sheet cannot be right as read (a number above the grapes its farm
+   connects, a farm letter written twice, more segments of one kind than the
+   deck holds, a blank box), the doubtful elements are tried at their
+   second-best reading. A change is kept when it removes warnings and the
+   classifier gave that reading a fair chance
+   (:attr:`Assemble.min_alternative`); the element keeps a low confidence
+   and is flagged.
+2. **Warnings lower confidence.** Each warning still standing multiplies the
+   confidence of every element it names by :attr:`Assemble.finding_penalty`.
+3. **Flag the doubtful.** Elements under :attr:`Assemble.flag_below` are
+   flagged, most doubtful first.
+
+Element names are those of :mod:`scoring.elements`: ``cell:R,C`` and, for
+the score column, ``round:I:farm`` and ``round:I:score`` (a warning naming
+``round:I`` concerns both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scoring import avenue
+
+#: The warnings a misreading can cause, and which parts of a round they concern.
+FIXABLE = {
+    "number-above-connected": ("farm", "score"),
+    "farm-used-twice": ("farm",),
+    "too-many-segments": (),
+    "blank-box": ("score",),
+    "blank-farm": ("farm",),
+}
+
+
+@dataclass(frozen=True)
+class Assemble:
+    """Parameters of assembling a reading."""
+
+    flag_below: float = 0.90         # confidence under which an element is flagged
+    finding_penalty: float = 0.5     # a warning multiplies the confidence of what it names by this
+    doubt_below: float = 0.995       # only elements read with less confidence are tried again
+    min_alternative: float = 0.02    # an alternative reading needs at least this probability
+    max_tries: int = 12              # the most doubtful elements tried, per pass
+    max_changes: int = 3             # readings changed to make the sheet consistent, at most
+
+
+ASSEMBLE = Assemble()
+
+
+@dataclass
+class Assembled:
+    """A sheet as read, with per-element confidences, flags and warnings."""
+
+    state: avenue.Sheet
+    confidences: dict[str, float]
+    flags: list[str]
+    findings: list
+    changed: dict[str, tuple] = field(default_factory=dict)   # element -> (as classified, as kept)
+
+
+def _round_parts(name: str, parts=("farm", "score")) -> list[str]:
+    """``round:I`` -> its parts' names; other names as they are."""
+    kind, _, rest = name.partition(":")
+    if kind == "round" and ":" not in rest:
+        return [f"round:{rest}:{p}" for p in parts]
+    return [name]
+
+
+def build_sheet(template: avenue.Template, values: dict[str, object]) -> avenue.Sheet:
+    """A sheet from element values: ``cell:R,C`` -> segment or None, ``round:I:farm``/``score``."""
+    roads = tuple(tuple(values[f"cell:{r},{c}"] for c in range(avenue.COLS)) for r in range(avenue.ROWS))
+    rounds = tuple(avenue.Round(values[f"round:{i}:farm"], values[f"round:{i}:score"])
+                   for i in range(avenue.ROUNDS))
+    return avenue.Sheet(template, roads, rounds)
+
+
+def _fixable(findings) -> int:
+    return sum(1 for f in findings if f.code in FIXABLE)
+
+
+def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: avenue.Template,
+                    params: Assemble = ASSEMBLE) -> Assembled:
+    """Assemble a sheet from ``readings``: element name -> its candidate values, best first,
+    each with its probability (at least the best; the second-best where there is one).
+
+    >>> readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(6) for c in range(7)}
+    >>> for i in range(5):
+    ...     readings[f"round:{i}:farm"] = [(None, 0.99)]
+    ...     readings[f"round:{i}:score"] = [(None, 0.99)]
+    >>> readings["cell:0,2"] = [("EW", 0.99)]              # farm A's cell
+    >>> readings["cell:0,3"] = [(None, 0.6), ("EW", 0.4)]  # the 2 grapes beside it: doubtful
+    >>> readings["round:0:farm"] = [("A", 0.99)]; readings["round:0:score"] = [(2, 0.99)]
+    >>> a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    >>> a.state.roads[0][3], a.changed      # 2 written for farm A: the road must be there
+    ('EW', {'cell:0,3': (None, 'EW')})
+    >>> a.flags[:2]
+    ['cell:0,3', 'round:1:score']
+    """
+    values = {name: cands[0][0] for name, cands in readings.items()}
+    conf = {name: float(cands[0][1]) for name, cands in readings.items()}
+    sheet = build_sheet(template, values)
+    findings = avenue.validate(sheet)
+    changed: dict[str, tuple] = {}
+
+    # 1. prefer a consistent reading, changing doubtful elements to their second reading
+    for _ in range(params.max_changes):
+        if not _fixable(findings):
+            break
+        doubtful = sorted((n for n in readings if n not in changed and conf[n] < params.doubt_below
+                           and len(readings[n]) > 1 and readings[n][1][1] >= params.min_alternative),
+                          key=lambda n: conf[n])[:params.max_tries]
+        best = None
+        for name in doubtful:
+            alt, p = readings[name][1]
+            trial = dict(values, **{name: alt})
+            try:
+                trial_sheet = build_sheet(template, trial)
+            except Exception:       # noqa: BLE001 - an alternative the sheet cannot hold
+                continue
+            trial_findings = avenue.validate(trial_sheet)
+            gain = _fixable(findings) - _fixable(trial_findings)
+            if gain <= 0:
+                continue
+            cost = float(np.log(conf[name] / max(p, 1e-9)))      # likelihood given up
+            key = (gain, -cost)
+            if best is None or key > best[0]:
+                best = (key, name, alt, p, trial_sheet, trial_findings)
+        if best is None:
+            break
+        _, name, alt, p, sheet, findings = best
+        changed[name] = (values[name], alt)
+        values[name] = alt
+        conf[name] = min(float(p), 0.5)
+
+    # 2. warnings lower the confidence of the elements they name
+    for f in findings:
+        parts = FIXABLE.get(f.code, ("farm", "score"))
+        for element in f.elements:
+            for name in _round_parts(element, parts or ("farm", "score")):
+                if name in conf:
+                    conf[name] *= params.finding_penalty
+
+    # 3. flag the doubtful, most doubtful first
+    flags = sorted((n for n in conf if conf[n] < params.flag_below or n in changed), key=lambda n: conf[n])
+    return Assembled(sheet, conf, flags, findings, changed)

