@@ -378,6 +378,23 @@ def test_export_before_and_after_a_correction(tmp_path, truth, capsys):
     assert [(t["player"], int(t["total"])) for t in ranks] == [(s["player"], s["total"]) for s in after["standings"]]
 
 
+def test_a_board_of_several_players_gives_each_colour_a_row():
+    from vision.batch import photo_rows, standings
+    from vision.store import Record
+
+    def table(player, rnd, red, blue):
+        card = {"game": "carcassonne", "totals": {"red": red, "blue": blue},
+                "players": {c: {"lines": [{"category": "track", "count": None, "points": t}], "total": t}
+                            for c, t in (("red", red), ("blue", blue))}}
+        return Record("h", "t.jpg", "carcassonne", player, 1, rnd, "read", None, {}, card, None, {}, card)
+
+    records = [table("red=Ann; blue=Bob", 1, 30, 41), table("red=Bob; blue=Ann", 2, 25, 12)]
+    assert [(r["player"], r["colour"], r["total"]) for r in photo_rows(records)] == [
+        ("Ann", "red", 30), ("Bob", "blue", 41), ("Bob", "red", 25), ("Ann", "blue", 12)]
+    assert [(s["rank"], s["player"], s["total"]) for s in standings(records)] == [(1, "Bob", 66), (2, "Ann", 42)]
+    assert photo_rows([table("T1", 1, 3, 4)])[0]["player"] == "red (T1)"
+
+
 # ---------------------------------------------------------------------------
 # Schema versions
 

@@ -7,7 +7,6 @@ board is also checked to validate without warnings, which checks the board
 
 from __future__ import annotations
 
-import doctest
 import json
 import random
 from collections import Counter
@@ -42,10 +41,6 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 
 def kinds(layout, kind):
     return [f for f in cc.features(layout) if f.kind == kind]
-
-
-def test_doctests():
-    assert doctest.testmod(cc).failed == 0
 
 
 # ---------------------------------------------------------------------------

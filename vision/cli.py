@@ -263,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("scorelens: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of our output went away (`scorelens ... | head`): not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

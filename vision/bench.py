@@ -1,0 +1,392 @@
+"""``scorelens bench``: how well and how fast a reader reads seeded synthetic photos.
+
+The photos are rendered first (not timed) into a folder, as JPEG files with
+their truth (``NAME.jpg`` + ``NAME.json``, see :mod:`vision.render`), in
+worker processes so that their memory is not the reader's. Then each photo
+is read, one by one and in this process, with
+``vision.read.read_photo(path, game)``; the time of that call (the JPEG
+decode included) is the photo's time. A :class:`vision.UserError` from the
+reader means the board was not found.
+
+What is measured (``--json`` keys):
+
+- ``found_rate``: photos where the reader found a board;
+- ``element_accuracy``: per element kind, the share read right, over every
+  element of every photo (an element not read, or on a photo where nothing
+  was found, counts as wrong);
+- ``exact_state_rate``: photos whose whole state was read right;
+- ``exact_score_rate``: photos whose total score (every player's) is right;
+- ``mean_abs_score_error``: mean absolute error of the total, over the
+  photos where a board was found (summed over players);
+- ``median_ms``, ``p95_ms``: time per photo;
+- ``peak_rss_mb``: the process's peak resident memory (``getrusage``);
+- ``model_mb``: the size of ``models/*.onnx`` together.
+
+The same seed gives the same photos, and so the same accuracy figures.
+
+>>> from scoring import avenue
+>>> sheet = avenue.Sheet.blank()
+>>> compare("avenue", sheet, sheet)["cell"]
+[42, 42]
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+import scoring
+from vision import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """Defaults of ``scorelens bench``."""
+
+    n: int = 100
+    seed: int = 1
+    megapixels: float = 12.0     # the issues' timing targets are for 12 MP photos
+    split: str = "test"          # handwriting the readers were not trained on
+    workers: int = 2             # rendering processes
+
+
+BENCH = BenchSettings()
+
+
+# ---------------------------------------------------------------------------
+# Elements: every game's state as named elements, for element accuracy.
+
+def _avenue_elements(sheet) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for r, row in enumerate(sheet.roads):
+        for c, segment in enumerate(row):
+            out[f"cell:{r},{c}"] = segment
+    for i, rnd in enumerate(sheet.rounds):
+        out[f"round:{i}:farm"] = rnd.farm
+        out[f"round:{i}:score"] = rnd.score
+    return out
+
+
+def _agricola_elements(farm) -> dict[str, Any]:
+    from scoring import agricola
+
+    out: dict[str, Any] = {}
+    yard = farm.farmyard
+    for r, row in enumerate(yard.spaces):
+        for c, space in enumerate(row):
+            out[f"space:{r},{c}"] = (space, yard.house if space.kind == "room" else None)
+    for edge in agricola.EDGES:
+        out[f"fence:{edge.axis}:{edge.row},{edge.column}"] = yard.fences.has(edge) \
+            if hasattr(yard.fences, "has") else _fence(yard.fences, edge)
+    return out
+
+
+def _fence(fences, edge) -> bool:
+    table = fences.horizontal if edge.axis == "h" else fences.vertical
+    return bool(table[edge.row][edge.column])
+
+
+def _carcassonne_elements(layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for p in layout.tiles:
+        out[f"tile:{p.x},{p.y}"] = (p.tile, p.rotation)
+    for m in layout.meeples:
+        key = f"meeple@{m.x},{m.y}:{m.feature}:{m.colour}:{m.kind}"
+        n = 0
+        while f"{key}#{n}" in out:
+            n += 1
+        out[f"{key}#{n}"] = True
+    return out
+
+
+ELEMENTS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "avenue": _avenue_elements,
+    "agricola": _agricola_elements,
+    "carcassonne": _carcassonne_elements,
+}
+
+
+def element_kind(name: str) -> str:
+    """The kind an element is counted under.
+
+    >>> [element_kind(x) for x in ("cell:0,3", "round:2:farm", "round:2:score", "fence:h:0,1", "tile:0,0")]
+    ['cell', 'round:farm', 'round:score', 'fence', 'tile']
+    """
+    if name.startswith("round:"):
+        return "round:" + name.rsplit(":", 1)[1]
+    if name.startswith("meeple@"):
+        return "meeple"
+    return name.split(":", 1)[0]
+
+
+def _align_carcassonne(truth, read):
+    """The read layout turned and shifted onto the truth's frame (a layout has no 'up')."""
+    from dataclasses import replace
+
+    if not read.tiles or not truth.tiles:
+        return read
+    want = {(p.x, p.y): (p.tile, p.rotation) for p in truth.tiles}
+    best, best_hits = read, -1
+    for quarter in range(4):
+        def turn(x, y, q=quarter):
+            for _ in range(q):
+                x, y = -y, x
+            return x, y
+        turned = [(turn(p.x, p.y), p) for p in read.tiles]
+        anchors = {(tx - x, ty - y) for (x, y), _ in turned for (tx, ty) in list(want)[:8]}
+        anchors |= {(min(k[0] for k in want) - min(x for (x, _), _ in turned),
+                     min(k[1] for k in want) - min(y for (_, y), _ in turned))}
+        for dx, dy in anchors:
+            hits = sum(1 for (x, y), p in turned
+                       if want.get((x + dx, y + dy)) == (p.tile, (p.rotation + 90 * quarter) % 360))
+            if hits > best_hits:
+                best_hits = hits
+                tiles = tuple(replace(p, x=x + dx, y=y + dy, rotation=(p.rotation + 90 * quarter) % 360)
+                              for (x, y), p in turned)
+                meeples = []
+                for m in read.meeples:
+                    mx, my = turn(m.x, m.y)
+                    meeples.append(replace(m, x=mx + dx, y=my + dy))
+                best = replace(read, tiles=tiles, meeples=tuple(meeples))
+    return best
+
+
+def compare(game: str, truth, read) -> dict[str, list[int]]:
+    """Per element kind, ``[right, total]`` for a reading ``read`` (None: nothing read) of ``truth``.
+
+    Every element of the truth counts; for Carcassonne, elements the reader
+    saw that are not in the truth (a tile on an empty square, a meeple that
+    is not there) count as wrong too.
+    """
+    if game == "carcassonne" and read is not None:
+        read = _align_carcassonne(truth, read)
+    want = ELEMENTS[game](truth)
+    got = ELEMENTS[game](read) if read is not None else {}
+    out: dict[str, list[int]] = {}
+    for name, value in want.items():
+        kind = element_kind(name)
+        counts = out.setdefault(kind, [0, 0])
+        counts[1] += 1
+        counts[0] += int(name in got and got[name] == value)
+    if game == "carcassonne":
+        for name in got:
+            if name not in want:
+                out.setdefault(element_kind(name), [0, 0])[1] += 1
+    return out
+
+
+def totals(game: str, state) -> dict[str, int]:
+    """Every player's total score of ``state``: ``{player: total}`` (one player: ``{"": total}``)."""
+    card = scoring.game_module(game).score(state)
+    if isinstance(card, dict):
+        return {str(k): (c.total if hasattr(c, "total") else int(c)) for k, c in card.items()}
+    if isinstance(getattr(card, "total", None), dict):
+        return {str(k): int(v) for k, v in card.total.items()}
+    if hasattr(card, "cards"):
+        return {str(k): c.total for k, c in (card.cards.items() if isinstance(card.cards, dict)
+                                             else enumerate(card.cards))}
+    return {"": card.total}
+
+
+def score_error(got: dict[str, int], want: dict[str, int]) -> int:
+    """The absolute error of the totals, summed over players (a player missing counts as 0).
+
+    >>> score_error({"red": 10, "blue": 5}, {"red": 12, "green": 3})
+    10
+    """
+    return sum(abs(got.get(k, 0) - want.get(k, 0)) for k in set(got) | set(want))
+
+
+def same_state(game: str, truth, read) -> bool:
+    if read is None:
+        return False
+    module = scoring.game_module(game)
+    if game == "carcassonne":
+        read = _align_carcassonne(truth, read)
+        a, b = module.to_dict(truth), module.to_dict(read)
+        key = lambda d: (sorted(json.dumps(t, sort_keys=True) for t in d.get("tiles", [])),
+                         sorted(json.dumps(m, sort_keys=True) for m in d.get("meeples", [])))
+        return key(a) == key(b)
+    return module.to_dict(truth) == module.to_dict(read)
+
+
+# ---------------------------------------------------------------------------
+# Running a reader over a folder.
+
+@dataclass
+class PhotoResult:
+    """One photo's outcome."""
+
+    image: str
+    found: bool
+    elements: dict[str, list[int]]
+    exact_state: bool
+    exact_score: bool
+    score_error: float | None
+    ms: float
+    problem: str = ""
+
+
+@dataclass
+class BenchResult:
+    game: str
+    photos: list[PhotoResult] = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        n = len(self.photos)
+        kinds: dict[str, list[int]] = {}
+        for p in self.photos:
+            for kind, (right, total) in p.elements.items():
+                k = kinds.setdefault(kind, [0, 0])
+                k[0] += right
+                k[1] += total
+        ms = [p.ms for p in self.photos]
+        errors = [p.score_error for p in self.photos if p.score_error is not None]
+        rate = lambda xs: round(sum(xs) / n, 4) if n else None
+        return {
+            "game": self.game,
+            "photos": n,
+            "found_rate": rate([p.found for p in self.photos]),
+            "element_accuracy": {k: round(r / t, 4) if t else None for k, (r, t) in sorted(kinds.items())},
+            "elements": {k: t for k, (_, t) in sorted(kinds.items())},
+            "exact_state_rate": rate([p.exact_state for p in self.photos]),
+            "exact_score_rate": rate([p.exact_score for p in self.photos]),
+            "mean_abs_score_error": round(statistics.fmean(errors), 3) if errors else None,
+            "median_ms": round(float(np.median(ms)), 1) if ms else None,
+            "p95_ms": round(float(np.percentile(ms, 95)), 1) if ms else None,
+            "peak_rss_mb": round(peak_rss_mb(), 1),
+            **model_sizes(),
+            **self.info,
+            "not_found": [p.image for p in self.photos if not p.found][:20],
+        }
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory, in MB (Linux reports kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def model_sizes(folder: Path = ROOT / "models") -> dict:
+    """``{"model_mb": total, "models": {file: bytes}}`` of ``folder/*.onnx``."""
+    files = sorted(folder.glob("*.onnx")) if folder.is_dir() else []
+    return {"model_mb": round(sum(f.stat().st_size for f in files) / 2**20, 3),
+            "models": {f.name: f.stat().st_size for f in files}}
+
+
+def load_truths(folder: Path, game: str) -> list[tuple[Path, dict]]:
+    """The ``(photo path, truth)`` pairs of a folder made by ``scorelens synth``, in name order."""
+    if not folder.is_dir():
+        raise UserError(folder, "no such folder")
+    pairs = []
+    for js in sorted(folder.glob("*.json")):
+        try:
+            truth = json.loads(js.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise UserError(js, f"not a truth file ({e})") from None
+        if not isinstance(truth, dict) or "state" not in truth or "image" not in truth:
+            continue
+        if truth.get("game") != game:
+            raise UserError(js, f"is a {truth.get('game')} photo, not {game}")
+        photo = folder / truth["image"]
+        if not photo.exists():
+            raise UserError(js, f"its photo {truth['image']} is missing")
+        pairs.append((photo, truth))
+    if not pairs:
+        raise UserError(folder, "no photo and truth pairs (NAME.jpg + NAME.json) in it")
+    return pairs
+
+
+def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, progress=None) -> BenchResult:
+    """Read every photo with ``reader(path, game)`` and compare with its truth."""
+    module = scoring.game_module(game)
+    result = BenchResult(game)
+    for i, (photo, truth) in enumerate(pairs):
+        truth_state = module.from_dict(truth["state"])
+        t0 = time.perf_counter()
+        try:
+            reading = reader(photo, game)
+            read_state, problem = reading.state, ""
+        except UserError as e:
+            read_state, problem = None, e.problem
+        ms = (time.perf_counter() - t0) * 1000.0
+        found = read_state is not None
+        want = totals(game, truth_state)
+        got = totals(game, read_state) if found else None
+        result.photos.append(PhotoResult(
+            image=photo.name, found=found,
+            elements=compare(game, truth_state, read_state),
+            exact_state=same_state(game, truth_state, read_state),
+            exact_score=got == want,
+            score_error=float(score_error(got, want)) if found else None,
+            ms=ms, problem=problem))
+        if progress:
+            progress(i + 1, len(pairs))
+    return result
+
+
+def default_reader(game: str) -> Callable | None:
+    """``vision.read.read_photo`` if a reader for ``game`` exists, else None."""
+    try:
+        from vision import read
+    except ImportError:
+        return None
+    if game not in getattr(read, "READERS", {game: None}):
+        return None
+    return lambda photo, g: read.read_photo(photo, g, use_saved=False)
+
+
+def run(game: str, n: int = BENCH.n, seed: int = BENCH.seed, folder: str | Path | None = None,
+        reader: Callable | None = None, workers: int = BENCH.workers, megapixels=BENCH.megapixels,
+        split: str = BENCH.split, style: str | None = None, progress=None) -> BenchResult:
+    """Benchmark ``reader`` on ``n`` photos rendered from ``seed``, or on the photos in ``folder``."""
+    reader = reader or default_reader(game)
+    if reader is None:
+        raise UserError(None, f"no {game} reader yet: nothing to benchmark")
+    if folder is not None:
+        pairs = load_truths(Path(folder), game)
+        return _with_info(bench_pairs(game, pairs, reader, progress), {"dir": str(folder)})
+    from vision.render import write_set
+
+    with tempfile.TemporaryDirectory(prefix=f"scorelens-bench-{game}-") as tmp:
+        write_set(game, n, seed, tmp, workers=workers, megapixels=megapixels, split=split, style=style)
+        pairs = load_truths(Path(tmp), game)
+        result = bench_pairs(game, pairs, reader, progress)
+    return _with_info(result, {"seed": seed, "megapixels": megapixels, "split": split, "style": style or "default"})
+
+
+def _with_info(result: BenchResult, info: dict) -> BenchResult:
+    result.info.update(info)
+    return result
+
+
+def render_text(summary: dict) -> str:
+    """The summary as a short plain-text report."""
+    pct = lambda x: "-" if x is None else f"{100 * x:.2f}%"
+    lines = [f"{summary['game']}: {summary['photos']} photos"
+             + (f" (seed {summary['seed']}, {summary['megapixels']} MP, {summary['style']} art)"
+                if "seed" in summary else f" from {summary.get('dir')}"),
+             f"  board found           {pct(summary['found_rate'])}"]
+    for kind, acc in summary["element_accuracy"].items():
+        lines.append(f"  {kind + ' accuracy':<22}{pct(acc)}  of {summary['elements'][kind]}")
+    err = summary["mean_abs_score_error"]
+    lines += [f"  exact state           {pct(summary['exact_state_rate'])}",
+              f"  exact score           {pct(summary['exact_score_rate'])}",
+              f"  mean |score error|    {'-' if err is None else err}",
+              f"  time per photo        median {summary['median_ms']} ms, p95 {summary['p95_ms']} ms",
+              f"  peak memory           {summary['peak_rss_mb']} MB",
+              f"  models                {summary['model_mb']} MB ({len(summary['models'])} files)"]
+    if summary["not_found"]:
+        lines.append(f"  not found: {', '.join(summary['not_found'][:5])}"
+                     + (" ..." if len(summary["not_found"]) > 5 else ""))
+    return "\n".join(lines)
