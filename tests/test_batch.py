@@ -446,3 +446,63 @@ def test_dask_cluster(tmp_path, truth):
         names = {Path(r.path).name for r in store.records("read")}
         assert names == {f.name for f in files}
         assert all(Path(r.path).parent == photos for r in store.records())
+
+
+# ---------------------------------------------------------------------------
+# End to end, with the real Avenue reader on rendered photos
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """Three rendered Avenue photos (small, to keep this fast) and their truth states."""
+    from vision.render import render_jpeg
+
+    folder = tmp_path_factory.mktemp("rendered")
+    states = {}
+    for i, seed in enumerate((11, 12, 13)):
+        data, truth = render_jpeg("avenue", seed, megapixels=2)
+        name = f"T1_R1_P{i}.jpg"
+        (folder / name).write_bytes(data)
+        states[name] = truth["state"]
+    return folder, states
+
+
+def test_real_reader_batch_with_broken_photos(rendered, tmp_path, capsys):
+    folder, states = rendered
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for name in states:
+        (photos / name).write_bytes((folder / name).read_bytes())
+    whole = (folder / "T1_R1_P0.jpg").read_bytes()
+    (photos / "truncated.jpg").write_bytes(whole[: len(whole) * 2 // 3])
+    (photos / "notes.jpg").write_text("round 3: 14 grapes\n")
+    rng = np.random.default_rng(0)                   # a wooden table, no sheet on it
+    table = np.zeros((900, 1200, 3), np.uint8) + np.array([60, 105, 150], np.uint8)
+    table = cv2.GaussianBlur((table + rng.normal(0, 12, table.shape)).clip(0, 255).astype(np.uint8), (0, 0), 3)
+    cv2.imwrite(str(photos / "empty-table.jpg"), table)
+    cv2.imwrite(str(photos / "dot.png"), np.full((1, 1, 3), 255, np.uint8))
+
+    db = tmp_path / "r.sqlite"
+    assert main(["batch", str(photos), "--game", "avenue", "--db", str(db), "--workers", "1", "--no-progress"]) == 1
+    capsys.readouterr()
+    with Store(db) as store:
+        errors = {Path(r.path).name: r.error for r in store.records("error")}
+        read = {Path(r.path).name: r for r in store.records("read")}
+    assert set(read) == set(states)
+    assert set(errors) == {"truncated.jpg", "notes.jpg", "empty-table.jpg", "dot.png"}
+    assert "truncated" in errors["truncated.jpg"] and "not an image" in errors["notes.jpg"]
+    assert "no Avenue sheet found" in errors["empty-table.jpg"] and "too small" in errors["dot.png"]
+    for name, record in read.items():
+        module, state = scoring.load_state(record.state)
+        assert record.total == module.score(state).total
+        assert set(elements(record.state)) <= set(record.confidences)
+        assert len(record.corners) == 4 and record.timings["total"] > 0
+
+    assert main(["export", "--db", str(db), "--json"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert sorted(s["player"] for s in exported["standings"] if s["rank"]) == ["P0", "P1", "P2"]
+
+
+def test_real_reader_on_a_worker_pool(rendered, tmp_path):
+    folder, states = rendered
+    summary = run_batch([folder], "avenue", tmp_path / "r.sqlite", workers=2, progress=False)
+    assert (summary.read, summary.failed, summary.exit_status) == (len(states), [], 0)

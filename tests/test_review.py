@@ -415,3 +415,91 @@ def test_in_headless_chromium(server, photo, sheet):
     saved = json.loads(review.saved_path(photo).read_text())
     assert saved["state"] == avenue.to_dict(sheet)
     assert [c["element"] for c in saved["corrections"]] == ["cell:0,6", "round:2:score"]
+
+
+# ---------------------------------------------------------------------------
+# Learning from corrections: refit a classifier's last layer on the kept crops.
+
+def tiny_model(path: Path, labels: list[str], size: int = 12) -> None:
+    """A small two-layer ONNX classifier with the metadata vision.classify reads."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    w1 = rng.normal(0, 0.3, (24, size * size)).astype(np.float32)
+    w2 = rng.normal(0, 0.3, (len(labels), 24)).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in ((w1, "w1"), (np.zeros(24, np.float32), "b1"),
+                                                         (w2, "w2"), (np.zeros(len(labels), np.float32), "b2"))]
+    nodes = [helper.make_node("Flatten", ["pieces"], ["flat"]),
+             helper.make_node("Gemm", ["flat", "w1", "b1"], ["hidden"], transB=1),
+             helper.make_node("Relu", ["hidden"], ["features"]),
+             helper.make_node("Gemm", ["features", "w2", "b2"], ["logits"], transB=1)]
+    graph = helper.make_graph(nodes, "tiny", [helper.make_tensor_value_info("pieces", TensorProto.FLOAT,
+                                                                           ["n", 1, size, size])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", len(labels)])],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    for k, v in (("labels", json.dumps(labels)), ("size", str(size))):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(model, str(path))
+
+
+def stroke(label: str, rng) -> np.ndarray:
+    """A 24x24 crop with a pen stroke for NS, EW or nothing."""
+    img = np.full((24, 24), 235, np.uint8)
+    a, b = rng.integers(9, 15, 2)
+    if label == "NS":
+        cv2.line(img, (int(a), 0), (int(b), 23), 40, 3)
+    elif label == "EW":
+        cv2.line(img, (0, int(a)), (23, int(b)), 40, 3)
+    return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+
+
+def test_learn_refits_the_last_layer_and_reading_prefers_the_result(tmp_path, monkeypatch):
+    from vision import classify, learn
+
+    shipped = tmp_path / "models"
+    shipped.mkdir()
+    tiny_model(shipped / "avenue-cells.onnx", ["none", *avenue.SEGMENTS])
+    monkeypatch.setattr(classify, "MODELS_DIR", shipped)
+    monkeypatch.setenv("SCORELENS_HOME", str(tmp_path / "home"))
+    rng = np.random.default_rng(1)
+    for label in ("none", "NS", "EW"):
+        folder = tmp_path / "home" / "corrections" / "avenue" / "cell" / label
+        folder.mkdir(parents=True)
+        for i in range(15):
+            cv2.imwrite(str(folder / f"p{i}-cell_0-{i}.png"), stroke(label, rng))
+
+    reports = {r["model"]: r for r in learn.learn("avenue")}
+    cells = reports["avenue-cells"]
+    assert cells["crops"] == 45 and cells["fit_after"] == 1.0 and cells["fit_before"] < 1.0
+    assert reports["avenue-column"]["written"] is None        # no score-column crops: left as shipped
+    adapted = tmp_path / "home" / "models" / "avenue-cells.onnx"
+    assert Path(cells["written"]) == adapted
+
+    # reading now uses the adapted model, and it reads new crops of this set right
+    classify.classifier.cache_clear()
+    model = classify.classifier("avenue-cells")
+    assert model.path == adapted
+    fresh = [stroke(label, rng) for label in ("none", "NS", "EW") for _ in range(5)]
+    batch = np.stack([cv2.resize(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), (12, 12), interpolation=cv2.INTER_AREA)
+                      for c in fresh])
+    assert model.predict(batch).best == ["none"] * 5 + ["NS"] * 5 + ["EW"] * 5
+
+    # a new shipped model makes the adaptation stale; --reset removes it
+    tiny_model(shipped / "avenue-cells.onnx", ["none", *avenue.SEGMENTS], size=12)
+    (shipped / "avenue-cells.onnx").write_bytes((shipped / "avenue-cells.onnx").read_bytes() + b"\0")
+    assert learn.adapted_model("avenue-cells", shipped / "avenue-cells.onnx") is None
+    assert [p.name for p in learn.reset("avenue")] == ["avenue-cells.onnx", "avenue-cells.learn.json"]
+    classify.classifier.cache_clear()
+
+
+def test_review_module_examples():
+    import doctest
+
+    from vision import learn
+
+    for module in (review, learn):
+        assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0

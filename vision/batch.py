@@ -92,15 +92,23 @@ NAME_PATTERN = re.compile(r"^(?:T(?P<table>\d+)[_ -]+)?(?:R(?P<round>\d+)[_ -]+)
 # ---------------------------------------------------------------------------
 # Finding the photos and whose they are
 
+def is_photo_name(path: Path) -> bool:
+    return path.suffix.lower() in PHOTO_SUFFIXES
+
+
 def find_photos(paths: Iterable[str | Path]) -> list[Path]:
-    """The photos named by ``paths``: files as given, folders walked in name order."""
+    """The photos named by ``paths``: files with a photo suffix, and folders walked in name order.
+
+    Other files named outright (``photos/*`` brings in the side files) are left out.
+    """
     found: list[Path] = []
     for path in map(Path, paths):
         if path.is_file():
-            found.append(path)
+            if is_photo_name(path):
+                found.append(path)
         elif path.is_dir():
             found += sorted(p for p in path.rglob("*")
-                            if p.is_file() and p.suffix.lower() in PHOTO_SUFFIXES
+                            if p.is_file() and is_photo_name(p)
                             and not any(part.startswith(".") for part in p.relative_to(path).parts))
         else:
             raise UserError(path, "no such file or folder")
@@ -515,7 +523,11 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
     """
     out = out or sys.stdout
     scoring.game_module(game)                          # an unknown game fails before any work
+    paths = [Path(p) for p in paths]
     found = find_photos(paths)
+    for path in paths:
+        if path.is_file() and not is_photo_name(path) and not path.name.endswith(SIDE_SUFFIX):
+            print(f"skipping {path}: not a photo (expected {', '.join(PHOTO_SUFFIXES)})", file=sys.stderr)
     the_plan = plan(found, game, read_manifest(manifest) if manifest else None)
     summary = Summary(str(db), photos=len(the_plan.photos), copies=len(the_plan.copies))
     for copy, original in the_plan.copies:
@@ -529,8 +541,8 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
         todo = [p for p in the_plan.photos
                 if p.hash not in stored or (retry_failed and stored[p.hash] == "error")]
         summary.skipped = len(the_plan.photos) - len(todo)
-        summary.failed_before = sum(1 for p in the_plan.photos if stored.get(p.hash) == "error") \
-            - sum(1 for p in todo if stored.get(p.hash) == "error")
+        summary.failed_before = 0 if retry_failed else sum(1 for p in the_plan.photos
+                                                           if stored.get(p.hash) == "error")
         if todo:
             _read_all(todo, the_plan.problems, store, make_executor(executor, reader, workers),
                       summary, progress)

@@ -251,6 +251,14 @@ class BenchResult:
                 k = kinds.setdefault(kind, [0, 0])
                 k[0] += right
                 k[1] += total
+        whole: dict[str, list[int]] = {}          # round:farm + round:score -> round
+        for kind, (right, total) in kinds.items():
+            if ":" in kind:
+                w = whole.setdefault(kind.split(":")[0], [0, 0])
+                w[0] += right
+                w[1] += total
+        for kind, counts in whole.items():
+            kinds.setdefault(kind, counts)
         ms = [p.ms for p in self.photos]
         errors = [p.score_error for p in self.photos if p.score_error is not None]
         rate = lambda xs: round(sum(xs) / n, 4) if n else None
@@ -269,6 +277,9 @@ class BenchResult:
             **model_sizes(),
             **self.info,
             "not_found": [p.image for p in self.photos if not p.found][:20],
+            "reader_errors": sum(p.problem.startswith("reader error") for p in self.photos),
+            "first_error": next((f"{p.image}: {p.problem}" for p in self.photos
+                                 if p.problem.startswith("reader error")), None),
         }
 
 
@@ -319,6 +330,8 @@ def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, pro
             read_state, problem = reading.state, ""
         except UserError as e:
             read_state, problem = None, e.problem
+        except Exception as e:      # a reader bug: counted as not found, and reported
+            read_state, problem = None, f"reader error: {type(e).__name__}: {e}"
         ms = (time.perf_counter() - t0) * 1000.0
         found = read_state is not None
         want = totals(game, truth_state)
@@ -386,6 +399,8 @@ def render_text(summary: dict) -> str:
               f"  time per photo        median {summary['median_ms']} ms, p95 {summary['p95_ms']} ms",
               f"  peak memory           {summary['peak_rss_mb']} MB",
               f"  models                {summary['model_mb']} MB ({len(summary['models'])} files)"]
+    if summary["reader_errors"]:
+        lines.append(f"  reader errors         {summary['reader_errors']} (first: {summary['first_error'][:200]})")
     if summary["not_found"]:
         lines.append(f"  not found: {', '.join(summary['not_found'][:5])}"
                      + (" ..." if len(summary["not_found"]) > 5 else ""))

@@ -158,6 +158,47 @@ def cmd_export(args) -> int:
     return export(args.db, csv_path=args.csv, as_json=args.json)
 
 
+def cmd_synth(args) -> int:
+    from vision.render import write_set
+
+    megapixels = _megapixels(args.megapixels)
+    names = write_set(args.game, args.n, args.seed, args.out, workers=args.workers, megapixels=megapixels,
+                      split=args.split, style=args.style)
+    print(f"wrote {len(names)} photos with their truth to {args.out}")
+    return 0
+
+
+def _megapixels(text: str | None):
+    """``12`` -> 12.0, ``1-12`` -> (1.0, 12.0), None -> None (the camera's range)."""
+    if text is None:
+        return None
+    try:
+        lo, _, hi = text.partition("-")
+        value = (float(lo), float(hi)) if hi else float(lo)
+    except ValueError:
+        raise UserError(None, f"--megapixels {text!r}: give a number like 12, or a range like 1-12") from None
+    if min(value if isinstance(value, tuple) else (value,)) < 0.3:
+        raise UserError(None, f"--megapixels {text!r}: at least 0.3")
+    return value
+
+
+def cmd_bench(args) -> int:
+    from vision import bench
+
+    if bench.default_reader(args.game) is None:
+        print(f"scorelens: no {args.game} reader yet, nothing to benchmark", file=sys.stderr)
+        return EXIT_USAGE
+    progress = None
+    if sys.stderr.isatty():
+        progress = lambda done, n: print(f"\rread {done}/{n}", end="" if done < n else "\n", file=sys.stderr)
+    megapixels = _megapixels(args.megapixels) or bench.BENCH.megapixels
+    result = bench.run(args.game, n=args.n, seed=args.seed, folder=args.dir, workers=args.workers,
+                       megapixels=megapixels, split=args.split, style=args.style, progress=progress)
+    summary = result.summary()
+    print(json.dumps(summary, indent=2) if args.json else bench.render_text(summary))
+    return 0
+
+
 # ---------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -245,6 +286,38 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the photos to FILE, and the standings beside it to NAME-standings.csv")
     how.add_argument("--json", action="store_true", help="print one JSON object: photos and standings")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("synth", help="render synthetic photos of random finished boards, with their truth",
+                       description="Render N photos of random legal boards (our own art, a phone camera "
+                                   "model) as NAME.jpg, each with NAME.json: the state, the board's corners "
+                                   "and every element's box. The same seed gives the same bytes.")
+    p.add_argument("--game", required=True, choices=("agricola", "avenue", "carcassonne"))
+    p.add_argument("--n", type=int, default=12, help="number of photos (default 12)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the photos (created if missing)")
+    p.add_argument("--megapixels", metavar="MP", help="photo size: a number (12) or a range (1-12, the default)")
+    p.add_argument("--style", help="art style: default, or unseen (a style no reader is trained on)")
+    p.add_argument("--split", choices=("train", "test"), default="train",
+                   help="handwriting pool: train (default) or test (held out for the benchmark)")
+    p.add_argument("--workers", type=int, default=1, help="rendering processes (default 1)")
+    p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("bench", help="measure a reader's accuracy and speed on seeded synthetic photos",
+                       description="Render N seeded photos (or take a folder made by synth), read each one "
+                                   "in this process, and report the board-found rate, per-element "
+                                   "accuracy, exact state and score rates, time per photo, peak memory "
+                                   "and model size.")
+    p.add_argument("--game", required=True, choices=("agricola", "avenue", "carcassonne"))
+    p.add_argument("--n", type=int, default=100, help="number of photos to render (default 100)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the photos (default 1)")
+    p.add_argument("--dir", metavar="DIR", help="read the photo and truth pairs in DIR instead of rendering")
+    p.add_argument("--megapixels", metavar="MP", help="photo size: a number or a range (default 12)")
+    p.add_argument("--style", help="art style of the rendered photos: default, or unseen")
+    p.add_argument("--split", choices=("train", "test"), default="test",
+                   help="handwriting pool of the rendered photos (default: test, held out from training)")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (keys in the README)")
+    p.set_defaults(func=cmd_bench)
 
     return parser
 

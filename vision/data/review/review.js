@@ -57,10 +57,10 @@ async function showBoard(id) {
 async function send(path, body) {
   try {
     const view = await api("POST", `/api/items/${ui.id}/${path}`, body);
-    const before = ui.item.card.total;
+    const before = $("total").textContent;
     Object.assign(ui.item, view);
     render();
-    if (ui.item.card.total !== before) flash($("total"));
+    if ($("total").textContent !== before) flash($("total"));
     return view;
   } catch (e) {
     status(e.message, true);
@@ -121,6 +121,12 @@ function show(value) {
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// A value as its editor names it (a fence 1 is "on"), else as show() writes it.
+function showAs(spec, value) {
+  const option = spec && spec.type === "choice" && spec.options.find((o) => same(o.value, value));
+  return option && option.value !== null ? option.label : show(value);
+}
 const element = (name) => ui.item.elements.find((e) => e.name === name);
 const specOf = (el) => (el && ui.item.editors[el.kind]) || { type: "json" };
 const current = () => (ui.pending !== undefined ? ui.pending : element(ui.selected).value);
@@ -142,7 +148,7 @@ function buildBoard() {
   svg.replaceChildren();
   list.replaceChildren();
   const drawn = item.image && item.elements.some((e) => e.box);
-  svg.hidden = !item.image;
+  svg.style.display = item.image ? "" : "none";
   list.hidden = Boolean(drawn);
   if (item.image) {
     svg.setAttribute("viewBox", `0 0 ${item.image.width} ${item.image.height}`);
@@ -204,9 +210,10 @@ function render() {
     if (g) {
       Object.entries(classes).forEach(([k, v]) => g.classList.toggle(k, v));
       const conf = el.confidence === null ? "" : ` (${Math.round(el.confidence * 100)}%)`;
-      g.querySelector("title").textContent = `${el.name}: ${show(shown)}, read ${show(el.read)}${conf}`;
+      const spec = specOf(el);
+      g.querySelector("title").textContent = `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}`;
       const text = g.querySelector("text");
-      text.textContent = show(shown);
+      text.textContent = showAs(spec, shown);
       const width = 8 * text.textContent.length + 8;
       g.querySelector(".tag").setAttribute("width", width);
       const path = g.querySelector("path.seg");
@@ -217,7 +224,7 @@ function render() {
     }
     const b = document.querySelector(`#element-list button[data-name="${el.name}"]`);
     if (b) {
-      b.textContent = `${el.name}: ${show(shown)}`;
+      b.textContent = `${el.name}: ${showAs(specOf(el), shown)}`;
       Object.entries(classes).forEach(([k, v]) => b.classList.toggle(k, v));
     }
   }
@@ -424,20 +431,23 @@ function cardTable(card) {
 function renderCard() {
   const card = ui.item.card;
   const box = $("card");
-  if (Array.isArray(card.players)) {
-    box.replaceChildren(...card.players.map((p, i) => {
+  if (card.players && typeof card.players === "object") {
+    // one card per player: a list, or an object by colour
+    const players = Array.isArray(card.players)
+      ? card.players.map((p, i) => [p.player || p.name || p.colour || `player ${i + 1}`, p])
+      : Object.entries(card.players);
+    box.replaceChildren(...players.map(([name, p]) => {
       const div = document.createElement("div");
       const h = document.createElement("h3");
-      h.textContent = p.player || p.name || p.colour || `player ${i + 1}`;
+      h.textContent = name;
       div.append(h, cardTable(p));
       return div;
     }));
+    $("total").textContent = players.map(([name, p]) => `${name} ${p.total}`).join(" · ");
   } else {
     box.replaceChildren(cardTable(card));
+    $("total").textContent = card.total;
   }
-  const total = card.total !== undefined ? card.total
-    : (card.players || []).map((p) => p.total).join(" / ");
-  $("total").textContent = total;
   $("findings").replaceChildren(...ui.item.findings.map((f) => {
     const li = document.createElement("li");
     li.append(f.message + " ");

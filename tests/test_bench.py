@@ -1,0 +1,150 @@
+"""The benchmark's figures, checked exactly with fake readers; the synth and bench commands."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from scoring import avenue
+from vision import UserError, bench
+from vision.cli import main
+from vision.render import write_set
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("synth")
+    write_set("avenue", 4, 21, folder, megapixels=0.5)
+    return folder
+
+
+def truth_state(photo: Path):
+    return avenue.from_dict(json.loads(photo.with_suffix(".json").read_text())["state"])
+
+
+def perfect(photo, game):
+    return SimpleNamespace(state=truth_state(Path(photo)))
+
+
+def test_a_perfect_reader_scores_everything(photos):
+    s = bench.run("avenue", folder=photos, reader=perfect).summary()
+    assert s["photos"] == 4 and s["found_rate"] == 1.0
+    assert s["element_accuracy"] == {"cell": 1.0, "round": 1.0, "round:farm": 1.0, "round:score": 1.0}
+    assert s["elements"]["cell"] == 4 * 42 and s["elements"]["round:score"] == 4 * 5
+    assert s["exact_state_rate"] == 1.0 and s["exact_score_rate"] == 1.0
+    assert s["mean_abs_score_error"] == 0.0
+    assert s["median_ms"] >= 0 and s["p95_ms"] >= s["median_ms"] and s["peak_rss_mb"] > 10
+
+
+def test_one_misread_cell_on_one_photo(photos):
+    first = sorted(photos.glob("*.jpg"))[0]
+
+    def misreads_a_cell(photo, game):
+        sheet = truth_state(Path(photo))
+        if Path(photo) == first:
+            roads = [list(row) for row in sheet.roads]
+            roads[2][3] = "EW" if roads[2][3] != "EW" else "NS"
+            sheet = replace(sheet, roads=tuple(map(tuple, roads)))
+        return SimpleNamespace(state=sheet)
+
+    s = bench.run("avenue", folder=photos, reader=misreads_a_cell).summary()
+    assert s["found_rate"] == 1.0
+    assert s["element_accuracy"]["cell"] == round(167 / 168, 4)
+    assert s["element_accuracy"]["round"] == 1.0
+    assert s["exact_state_rate"] == 0.75
+    truth = truth_state(first)
+    roads = [list(row) for row in truth.roads]
+    roads[2][3] = "EW" if roads[2][3] != "EW" else "NS"
+    wrong = replace(truth, roads=tuple(map(tuple, roads)))
+    error = abs(avenue.score(wrong).total - avenue.score(truth).total)
+    assert s["exact_score_rate"] == (1.0 if error == 0 else 0.75)
+    assert s["mean_abs_score_error"] == round(error / 4, 3)
+
+
+def test_a_misread_score_box_changes_the_total(photos):
+    def adds_ten(photo, game):
+        sheet = truth_state(Path(photo))
+        rounds = list(sheet.rounds)
+        rounds[4] = avenue.Round(rounds[4].farm, 60)
+        return SimpleNamespace(state=replace(sheet, rounds=tuple(rounds)))
+
+    s = bench.run("avenue", folder=photos, reader=adds_ten).summary()
+    assert s["element_accuracy"]["round:score"] == 0.8
+    assert s["element_accuracy"]["round:farm"] == 1.0
+    assert s["element_accuracy"]["round"] == 0.9
+    assert s["exact_state_rate"] == 0.0 and s["exact_score_rate"] == 0.0
+    assert s["mean_abs_score_error"] > 0
+
+
+def test_a_reader_that_finds_nothing(photos):
+    def blind(photo, game):
+        raise UserError(photo, f"no Avenue sheet found in {photo}")
+
+    s = bench.run("avenue", folder=photos, reader=blind).summary()
+    assert s["found_rate"] == 0.0
+    assert s["element_accuracy"]["cell"] == 0.0 and s["elements"]["cell"] == 168
+    assert s["exact_state_rate"] == 0.0 and s["exact_score_rate"] == 0.0
+    assert s["mean_abs_score_error"] is None
+    assert len(s["not_found"]) == 4 and s["reader_errors"] == 0
+
+
+def test_a_crashing_reader_is_reported_not_fatal(photos):
+    def broken(photo, game):
+        raise RuntimeError("model missing")
+
+    s = bench.run("avenue", folder=photos, reader=broken).summary()
+    assert s["found_rate"] == 0.0 and s["reader_errors"] == 4
+    assert "model missing" in s["first_error"]
+
+
+def test_same_seed_same_figures(tmp_path):
+    a = bench.run("avenue", n=2, seed=5, reader=perfect_from_json, workers=1, megapixels=0.4).summary()
+    b = bench.run("avenue", n=2, seed=5, reader=perfect_from_json, workers=1, megapixels=0.4).summary()
+    keys = ("found_rate", "element_accuracy", "exact_state_rate", "exact_score_rate", "mean_abs_score_error")
+    assert [a[k] for k in keys] == [b[k] for k in keys]
+
+
+def perfect_from_json(photo, game):
+    return perfect(photo, game)
+
+
+def test_synth_command_writes_pairs(tmp_path, capsys):
+    out = tmp_path / "set"
+    assert main(["synth", "--game", "avenue", "--n", "2", "--seed", "4", "--out", str(out),
+                 "--megapixels", "0.4"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["avenue-s4-0000.jpg", "avenue-s4-0000.json", "avenue-s4-0001.jpg", "avenue-s4-0001.json"]
+    truth = json.loads((out / "avenue-s4-0001.json").read_text())
+    assert truth["image"] == "avenue-s4-0001.jpg"
+    assert set(truth) >= {"game", "seed", "image", "state", "corners", "elements", "camera", "size"}
+    again = tmp_path / "again"
+    main(["synth", "--game", "avenue", "--n", "2", "--seed", "4", "--out", str(again), "--megapixels", "0.4"])
+    assert (out / "avenue-s4-0001.jpg").read_bytes() == (again / "avenue-s4-0001.jpg").read_bytes()
+
+
+def test_bench_command_without_a_reader(monkeypatch, capsys):
+    monkeypatch.setattr(bench, "default_reader", lambda game: None)
+    assert main(["bench", "--game", "agricola", "--n", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "scorelens: no agricola reader yet, nothing to benchmark"
+
+
+def test_bench_command_json(monkeypatch, photos, capsys):
+    monkeypatch.setattr(bench, "default_reader", lambda game: perfect)
+    assert main(["bench", "--game", "avenue", "--dir", str(photos), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    for key in ("game", "photos", "found_rate", "element_accuracy", "exact_state_rate", "exact_score_rate",
+                "median_ms", "p95_ms", "peak_rss_mb", "model_mb", "mean_abs_score_error"):
+        assert key in s
+    assert s["exact_state_rate"] == 1.0
+
+
+def test_bench_dir_errors(tmp_path):
+    with pytest.raises(UserError, match="no photo and truth pairs"):
+        bench.run("avenue", folder=tmp_path, reader=perfect)
+    with pytest.raises(UserError, match="no such folder"):
+        bench.run("avenue", folder=tmp_path / "nope", reader=perfect)

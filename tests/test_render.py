@@ -1,0 +1,136 @@
+"""The renderer: same seed, same bytes; truth that matches the picture; legal random states."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring import avenue
+from vision.geometry import AVENUE
+from vision.render import camera, handwriting, photo_seed, random_state, render, render_jpeg
+from vision.render import avenue as avenue_art
+
+
+def test_same_seed_same_bytes():
+    a, ta = render_jpeg("avenue", 11, megapixels=1.0)
+    b, tb = render_jpeg("avenue", 11, megapixels=1.0)
+    c, _ = render_jpeg("avenue", 12, megapixels=1.0)
+    assert a == b and ta == tb
+    assert a != c
+
+
+def test_photo_seeds_of_two_sets_differ():
+    seeds = {photo_seed(s, i) for s in range(3) for i in range(50)}
+    assert len(seeds) == 150
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_avenue_truth_matches_the_photo(seed):
+    photo, truth = render("avenue", seed, megapixels=1.5)
+    h, w = photo.shape[:2]
+    assert truth["size"] == [w, h]
+    corners = np.array(truth["corners"])
+    assert ((corners >= 0) & (corners <= [w - 1, h - 1])).all()
+    # the boxes lie in the frame, and cell 0,0 sits next to the top-left corner
+    boxes = truth["elements"]
+    assert len([k for k in boxes if k.startswith("cell:")]) == 42
+    for name, (x0, y0, x1, y1) in boxes.items():
+        assert -1 <= x0 < x1 <= w and -1 <= y0 < y1 <= h, name
+    centre = np.array(boxes["cell:0,0"]).reshape(2, 2).mean(0)
+    assert np.argmin(np.linalg.norm(corners - centre, axis=1)) == 0
+    centre = np.array(boxes["round:4:score"]).reshape(2, 2).mean(0)
+    assert np.argmin(np.linalg.norm(corners - centre, axis=1)) in (1, 2)
+    # the state round-trips through the scoring core and is legal
+    sheet = avenue.from_dict(truth["state"])
+    assert avenue.to_dict(sheet) == truth["state"]
+    assert avenue.validate(sheet) == []
+    # rectified with the truth corners, the printed grid lines fall where the geometry says
+    ppm = 4.0
+    src = np.float32(corners)
+    dst = np.float32([[0, 0], [AVENUE.width_mm, 0], [AVENUE.width_mm, AVENUE.height_mm], [0, AVENUE.height_mm]]) * ppm
+    flat = cv2.warpPerspective(photo, cv2.getPerspectiveTransform(src, dst),
+                               (int(AVENUE.width_mm * ppm), int(AVENUE.height_mm * ppm)))
+    grey = flat.mean(axis=2)
+    ys = slice(int((AVENUE.grid_y + 2) * ppm), int((AVENUE.grid_y + 118) * ppm))
+    on_lines = [np.median(grey[ys, int((AVENUE.grid_x + 20 * k) * ppm)]) for k in range(8)]
+    between = [np.median(grey[ys, int((AVENUE.grid_x + 5 + 20 * k) * ppm)]) for k in range(7)]
+    assert np.mean(on_lines) < np.mean(between) - 10
+
+
+def test_avenue_random_sheets_are_legal():
+    for seed in range(40):
+        sheet = random_state("avenue", np.random.default_rng(seed))
+        drawn = Counter(s for row in sheet.roads for s in row if s)
+        assert 15 <= sum(drawn.values()) <= 42
+        assert max(drawn.values()) <= 7
+        assert all(r.farm is not None and r.score is not None for r in sheet.rounds)
+        assert len({r.farm for r in sheet.rounds}) == 5
+        assert avenue.validate(sheet) == []
+        assert avenue.from_text(avenue.to_text(sheet)) == sheet
+
+
+def test_avenue_scores_follow_the_must_be_higher_rule():
+    for seed in range(30):
+        sheet, _ = avenue_art.play(np.random.default_rng(seed))
+        above = 0
+        for rnd in sheet.rounds:
+            assert rnd.score == 0 or rnd.score > above
+            above = rnd.score
+
+
+def test_random_template_sheet():
+    sheet = random_state("avenue", np.random.default_rng(5), template="random")
+    assert sheet.template.name == "random"
+    assert avenue.validate(sheet) == []
+
+
+def test_flat_sheet_follows_the_geometry():
+    sheet = random_state("avenue", np.random.default_rng(0))
+    ppm = 6.0
+    img = avenue_art.draw_sheet(sheet, np.random.default_rng(0), px_per_mm=ppm)
+    assert img.shape == (round(AVENUE.height_mm * ppm), round(AVENUE.width_mm * ppm), 3)
+    grey = img.mean(axis=2)
+    # the printed grid border is dark where the geometry puts it, on a light sheet
+    x0, y0, x1, y1 = AVENUE.grid_box()
+    ys = slice(int((y0 + 3) * ppm), int((y1 - 3) * ppm))
+    border = grey[ys, int(round(x0 * ppm - 0.5))].mean()
+    assert border < grey[ys, int(round((x0 - 4) * ppm))].mean() - 40
+
+
+def test_camera_homography_maps_the_board_corners():
+    board = np.full((148, 210, 3), 200, np.uint8)
+    rng = np.random.default_rng(3)
+    photo, corners, H = camera.photograph(board, rng, megapixels=0.8, board_mm=(210, 148))
+    src = np.array([[-0.5, -0.5], [209.5, -0.5], [209.5, 147.5], [-0.5, 147.5]])
+    assert np.allclose(camera._apply(H, src), corners, atol=0.05)
+
+
+def test_camera_ranges_hold():
+    for seed in range(30):
+        cam = camera.draw_camera(np.random.default_rng(seed), (210, 148))
+        assert 0.9e6 <= cam.width * cam.height <= 12.1e6
+        assert cam.tilt_deg <= 40 and 60 <= cam.jpeg_quality <= 95
+        c = np.array(cam.corners)
+        assert ((c >= 0) & (c < [cam.width, cam.height])).all()
+        extent = max(np.ptp(c[:, 0]) / cam.width, np.ptp(c[:, 1]) / cam.height)
+        assert 0.28 <= extent <= 1.0
+
+
+def test_handwriting_splits_are_disjoint():
+    for digit in range(10):
+        train = set(handwriting._digit_pool(digit, "train"))
+        test = set(handwriting._digit_pool(digit, "test"))
+        assert train and test and not train & test
+
+
+def test_12mp_render_is_fast_enough():
+    import time
+
+    render_jpeg("avenue", 0, megapixels=1.0)        # warm the caches
+    t = time.perf_counter()
+    data, truth = render_jpeg("avenue", 3, megapixels=12.0)
+    assert truth["size"][0] * truth["size"][1] > 11.5e6
+    assert time.perf_counter() - t < 6.0             # about 1 s; generous for a busy 2-core machine

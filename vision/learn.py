@@ -1,0 +1,316 @@
+"""Learn from corrections: adapt the classifiers to one game set's crops.
+
+The review page keeps a crop of every element of each saved board, filed by
+its true label (:func:`vision.review.store_crops`). ``scorelens learn``
+refits the **last layer** of each classifier on those crops: the model's
+penultimate-layer features of each crop are computed with onnxruntime, and
+a softmax layer is fitted to them, started from the shipped weights and held
+near them (:attr:`Learn.l2`), so that labels the corrections never show
+keep their shipped behaviour. The refitted weights are written into a copy
+of the shipped model, ``SCORELENS_HOME/models/NAME.onnx``, which
+:func:`vision.classify.classifier` then prefers to the shipped one
+(:func:`adapted_model`); ``scorelens learn --reset`` removes it.
+
+Reading needs nothing new: the adapted model is an ordinary ONNX file.
+Learning needs numpy, onnxruntime and the ``onnx`` package (to read and
+write the model's layers), not torch.
+
+Each adapted model has a side file ``NAME.learn.json`` naming the shipped
+model it was made from (its SHA-256): after an upgrade ships a new model,
+the stale adaptation is ignored until ``learn`` is run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from vision import UserError
+
+
+@dataclass(frozen=True)
+class Learn:
+    """Parameters of learning from corrections."""
+
+    l2: float = 0.01             # pull of the shipped weights (per crop, on the squared difference)
+    steps: int = 400             # full-batch Adam steps
+    rate: float = 0.01           # Adam step size
+    min_crops: int = 10          # fewer crops for a model: leave it as shipped
+
+
+LEARN = Learn()
+
+#: What each kind of crop teaches, per game: the model (``models/NAME.onnx``)
+#: and how a label of the corrections folder is named among the model's labels.
+MODELS = {
+    "avenue": {
+        "cell": ("avenue-cells", {"none": "none"}),
+        "round-farm": ("avenue-column", {"none": "blank"}),
+        "round-score": ("avenue-column", {"none": "blank"}),
+    },
+}
+
+
+def models_dir() -> Path:
+    """Where adapted models go: ``SCORELENS_HOME/models``."""
+    from vision.review import scorelens_home
+
+    return scorelens_home() / "models"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def adapted_model(name: str, shipped: Path, folder: Path | None = None) -> Path | None:
+    """The adapted ``NAME.onnx`` made by ``learn`` from the ``shipped`` model, if
+    there is one and it was made from this very file; else None."""
+    folder = models_dir() if folder is None else folder
+    path, info = folder / f"{name}.onnx", folder / f"{name}.learn.json"
+    if not path.is_file() or not info.is_file():
+        return None
+    try:
+        base = json.loads(info.read_text(encoding="utf-8")).get("base_sha256")
+        return path if base == _sha256(shipped) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+# ---------------------------------------------------------------------------
+# The crops and their labels.
+
+def load_crops(root: Path, game: str, size: int, kinds: dict) -> dict[str, tuple[np.ndarray, list[str]]]:
+    """The crops under ``root/GAME/KIND/LABEL/``, grey and resized to the model's
+    ``size``: model name -> ``(N, size, size)`` uint8 batch and its N labels."""
+    import cv2
+
+    out: dict[str, tuple[list, list]] = {}
+    for kind, (model, rename) in kinds.items():
+        for folder in sorted((root / game / kind).glob("*")):
+            if not folder.is_dir():
+                continue
+            label = rename.get(folder.name, folder.name)
+            for png in sorted(folder.glob("*.png")):
+                crop = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
+                if crop is None:
+                    continue
+                interp = cv2.INTER_AREA if crop.shape[0] > size else cv2.INTER_LINEAR
+                pieces, labels = out.setdefault(model, ([], []))
+                pieces.append(cv2.resize(crop, (size, size), interpolation=interp))
+                labels.append(label)
+    return {m: (np.stack(p), l) for m, (p, l) in out.items()}
+
+
+# ---------------------------------------------------------------------------
+# The model's last layer.
+
+def _onnx():
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError:
+        raise UserError(None, "scorelens learn needs the onnx package (pip install onnx)") from None
+    return onnx, numpy_helper
+
+
+@dataclass
+class LastLayer:
+    """A classifier split at its last layer: ``logits = features @ weight.T + bias``."""
+
+    model: object                # the onnx ModelProto
+    features: str                # name of the tensor that feeds the last layer
+    weight_name: str
+    bias_name: str
+    weight: np.ndarray           # (K, D), as used: logits = features @ weight.T
+    bias: np.ndarray             # (K,)
+    transposed: bool             # the stored initializer is (D, K)
+
+
+def last_layer(path: Path) -> LastLayer:
+    """Find the final linear layer (a Gemm, or MatMul then Add) that makes the model's output."""
+    onnx, numpy_helper = _onnx()
+    model = onnx.load(str(path))
+    graph = model.graph
+    inits = {t.name: t for t in graph.initializer}
+    producer = {out: node for node in graph.node for out in node.output}
+    node = producer.get(graph.output[0].name)
+    while node is not None and node.op_type in ("Identity", "Flatten", "Reshape") and node.input[0] in producer:
+        node = producer[node.input[0]]
+    problem = f"cannot adapt {path.name}: its last layer is not a linear layer"
+    if node is None:
+        raise UserError(path, problem)
+    if node.op_type == "Gemm" and len(node.input) == 3 and node.input[1] in inits and node.input[2] in inits:
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        if attrs.get("transA", 0) or attrs.get("alpha", 1.0) != 1.0 or attrs.get("beta", 1.0) != 1.0:
+            raise UserError(path, problem)
+        w = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)
+        transposed = not attrs.get("transB", 0)
+        return LastLayer(model, node.input[0], node.input[1], node.input[2], w.T if transposed else w,
+                         numpy_helper.to_array(inits[node.input[2]]).astype(np.float32), transposed)
+    if node.op_type == "Add":
+        mm = producer.get(node.input[0])
+        bias = node.input[1]
+        if mm is not None and mm.op_type == "MatMul" and mm.input[1] in inits and bias in inits:
+            w = numpy_helper.to_array(inits[mm.input[1]]).astype(np.float32)      # (D, K)
+            return LastLayer(model, mm.input[0], mm.input[1], bias, w.T,
+                             numpy_helper.to_array(inits[bias]).astype(np.float32), True)
+    raise UserError(path, problem)
+
+
+def features(layer: LastLayer, batch: np.ndarray) -> np.ndarray:
+    """The penultimate-layer features of a ``(N, size, size)`` uint8 batch: ``(N, D)``."""
+    import onnx
+    import onnxruntime as ort
+
+    from vision.classify import normalise
+
+    model = onnx.ModelProto()
+    model.CopyFrom(layer.model)
+    model.graph.output.append(onnx.helper.make_tensor_value_info(layer.features, onnx.TensorProto.FLOAT, None))
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    x = normalise(batch)
+    name = session.get_inputs()[0].name
+    out = [session.run([layer.features], {name: x[i:i + 256]})[0] for i in range(0, len(x), 256)]
+    return np.concatenate(out).reshape(len(x), -1).astype(np.float32)
+
+
+def refit(feats: np.ndarray, targets: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+          params: Learn = LEARN) -> tuple[np.ndarray, np.ndarray]:
+    """Fit a softmax layer to ``feats`` -> ``targets`` (class indices), starting from
+    and held near ``weight``, ``bias``: cross-entropy + ``l2`` * squared distance.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(200, 4)).astype(np.float32); y = (x[:, 0] > 0).astype(int)
+    >>> w, b = refit(x, y, np.zeros((2, 4), np.float32), np.zeros(2, np.float32))
+    >>> float(((x @ w.T + b).argmax(1) == y).mean()) > 0.95
+    True
+    """
+    w, b = weight.astype(np.float64).copy(), bias.astype(np.float64).copy()
+    w0, b0 = w.copy(), b.copy()
+    n, k = len(feats), len(bias)
+    onehot = np.eye(k)[targets]
+    x = feats.astype(np.float64)
+    m = [np.zeros_like(w), np.zeros_like(b)]
+    v = [np.zeros_like(w), np.zeros_like(b)]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for t in range(1, params.steps + 1):
+        z = x @ w.T + b
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - onehot) / n
+        grads = [g.T @ x + 2 * params.l2 * (w - w0), g.sum(axis=0) + 2 * params.l2 * (b - b0)]
+        for i, (param, grad) in enumerate(zip((w, b), grads)):
+            m[i] = beta1 * m[i] + (1 - beta1) * grad
+            v[i] = beta2 * v[i] + (1 - beta2) * grad ** 2
+            param -= params.rate * (m[i] / (1 - beta1 ** t)) / (np.sqrt(v[i] / (1 - beta2 ** t)) + eps)
+    return w.astype(np.float32), b.astype(np.float32)
+
+
+def adapt(name: str, shipped: Path, batch: np.ndarray, labels: list[str], out: Path,
+          params: Learn = LEARN) -> dict:
+    """Refit model ``name`` on ``batch``/``labels`` and write ``out/NAME.onnx`` and
+    ``out/NAME.learn.json``; returns what was done."""
+    _, numpy_helper = _onnx()
+    from vision.classify import Classifier
+
+    shipped_labels = Classifier(shipped).labels
+    keep = [i for i, label in enumerate(labels) if label in shipped_labels]
+    skipped = len(labels) - len(keep)
+    if len(keep) < params.min_crops:
+        return {"model": name, "crops": len(keep), "skipped": skipped, "written": None,
+                "note": f"fewer than {params.min_crops} crops: left as shipped"}
+    batch = batch[keep]
+    targets = np.array([shipped_labels.index(labels[i]) for i in keep])
+    layer = last_layer(shipped)
+    feats = features(layer, batch)
+    before = float(((feats @ layer.weight.T + layer.bias).argmax(1) == targets).mean())
+    weight, bias = refit(feats, targets, layer.weight, layer.bias, params)
+    after = float(((feats @ weight.T + bias).argmax(1) == targets).mean())
+    for init in layer.model.graph.initializer:
+        if init.name == layer.weight_name:
+            init.CopyFrom(numpy_helper.from_array(weight.T.copy() if layer.transposed else weight, init.name))
+        elif init.name == layer.bias_name:
+            init.CopyFrom(numpy_helper.from_array(bias, init.name))
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.onnx"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(layer.model.SerializeToString())
+    tmp.replace(path)
+    info = {"model": name, "base": str(shipped), "base_sha256": _sha256(shipped),
+            "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "crops": len(keep), "skipped": skipped,
+            "per_label": {label: labels.count(label) for label in sorted(set(labels[i] for i in keep))},
+            "fit_before": round(before, 4), "fit_after": round(after, 4),
+            "params": {"l2": params.l2, "steps": params.steps, "rate": params.rate}}
+    (out / f"{name}.learn.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return {**info, "written": str(path)}
+
+
+def learn(game: str, corrections: str | Path | None = None, out: str | Path | None = None,
+          params: Learn = LEARN) -> list[dict]:
+    """Adapt every classifier of ``game`` to the crops in the corrections folder."""
+    from vision.classify import MODELS_DIR, Classifier
+    from vision.review import corrections_dir
+
+    if game not in MODELS:
+        raise UserError(None, f"no classifiers to adapt for {game!r}; learn knows {', '.join(MODELS)}")
+    root = corrections_dir(corrections)
+    if not (root / game).is_dir():
+        raise UserError(root / game, "no corrections saved for this game yet (save boards on the review page)")
+    out = Path(out).expanduser() if out else models_dir()
+    reports = []
+    names = sorted({model for model, _ in MODELS[game].values()})
+    for name in names:
+        kinds = {k: v for k, v in MODELS[game].items() if v[0] == name}
+        shipped = MODELS_DIR / f"{name}.onnx"
+        has_crops = any(any((root / game / kind).glob("*/*.png")) for kind in kinds)
+        if has_crops and not shipped.is_file():
+            raise UserError(shipped, "no such model (is scorelens installed whole?)")
+        crops = load_crops(root, game, Classifier(shipped).size, kinds) if has_crops else {}
+        if name not in crops:
+            reports.append({"model": name, "crops": 0, "skipped": 0, "written": None,
+                            "note": "no crops for it: left as shipped"})
+            continue
+        batch, labels = crops[name]
+        reports.append(adapt(name, shipped, batch, labels, out, params))
+    return reports
+
+
+def reset(game: str, out: str | Path | None = None) -> list[Path]:
+    """Remove the adapted models of ``game``: reading uses the shipped ones again."""
+    out = Path(out).expanduser() if out else models_dir()
+    removed = []
+    for name in sorted({model for model, _ in MODELS.get(game, {}).values()}):
+        for path in (out / f"{name}.onnx", out / f"{name}.learn.json"):
+            if path.exists():
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+def cmd_learn(args) -> int:
+    """``scorelens learn [--corrections DIR] [--game G] [--out DIR] [--reset]``."""
+    if args.reset:
+        removed = reset(args.game, args.out)
+        print("removed " + ", ".join(str(p) for p in removed) if removed else "no adapted model to remove")
+        return 0
+    started = time.perf_counter()
+    for r in learn(args.game, args.corrections, args.out):
+        if r["written"]:
+            print(f"{r['model']}: adapted to {r['crops']} crops ({len(r['per_label'])} labels), "
+                  f"fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}; wrote {r['written']}")
+        else:
+            print(f"{r['model']}: {r['note']}")
+        if r["skipped"]:
+            print(f"  {r['skipped']} crops skipped: their labels are not among the model's")
+    print(f"done in {time.perf_counter() - started:.1f} s; scorelens read and batch now use the adapted models")
+    return 0
