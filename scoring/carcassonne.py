@@ -25,8 +25,11 @@ Edges and half-edges
 Features on a tile
     A meeple names the feature it stands on as it lies on the board (after
     rotation): ``road:E`` or ``city:N`` (the road or city on that edge),
-    ``field:N.l`` (the field at that half-edge) or ``cloister``. Farmers are
-    followers in fields.
+    ``field:N.l`` (the field at that half-edge), ``cloister`` or ``garden``
+    (``field`` alone is a field enclosed in its tile), or ``tile`` for a
+    figure on the tile itself (a little building). Farmers are followers in
+    fields. Figures that belong to no player (the mage, the witch, little
+    buildings) have the colour ``neutral``.
 
 >>> layout = from_text("carcassonne 3; D@0,0 E@0,-1:180; red@0,-1:city:S blue@0,0:road:E; red=10")
 >>> [(f.kind, f.tiles, f.complete) for f in features(layout) if f.kind != "field"]
@@ -40,7 +43,8 @@ The tile catalogue
 Tiles are data: ``scoring/data/carcassonne-NAME.json``, one file per
 expansion (``base`` holds the 24 base types, A to X). An expansion adds a
 file and names it in the layout's ``"expansions"``; the code has no branch
-per tile. A tile type lists its four printed edges and its *parts*:
+per tile or per expansion. A tile type lists its four printed edges and its
+*parts*:
 
 .. code-block:: json
 
@@ -50,18 +54,28 @@ per tile. A tile type lists its four printed edges and its *parts*:
                     {"kind": "field", "halves": ["E.l", "W.r"], "cities": ["N"]},
                     {"kind": "field", "halves": ["E.r", "S.l", "S.r", "W.l"]}]}
 
-* a part with ``edges`` (a road or a city) joins the parts of the same kind
-  on those edges of the neighbouring tiles;
+* a part with ``edges`` (a road, a city, a river) joins the parts of the
+  same kind on those edges of the neighbouring tiles;
 * a part with ``halves`` (a field) joins across those half-edges, and
   ``cities`` names the cities of the tile it borders, each by one of its edges;
-* a part with neither (a cloister) lies inside its tile and is scored by the
-  8 squares around it;
+* a part with neither lies inside its tile: a cloister or a garden, scored
+  by the 8 squares around it, or a field enclosed by cities;
 * every other key of a part is a count the rules may use (``pennants`` here;
-  ``inn``, ``cathedral``, ``garden`` or a good in expansions). A feature sums
-  the counts of its parts.
+  ``inn``, ``cathedral``, ``siege``, ``wine``, ``grain``, ``cloth`` in
+  expansions). A feature sums the counts of its parts.
 
-The file also names the start tile and the figures, each with how many a
-player has, its ``strength`` for majority and the feature kinds it may stand on.
+A tile may also say ``"replaces": "E"`` (a garden printing of E, taking
+copies from it), ``"drawn": false`` (kept in hand, an abbey) and
+``"fills_hole": true`` (placed only into a hole). The file names the start
+tile (a later file's start takes over: the river's spring), an ``opening``
+played first (the river), the ``tokens`` in the box (goods, the King tile),
+and the figures, each with how many a player has, its ``strength`` for
+majority and the feature kinds it may stand on (see :class:`Figure`).
+
+What an expansion changes in the scoring is a rule row in the tables of the
+scoring section, keyed by what a feature holds: a count on its tiles or a
+figure on it (``COMPLETED_MODIFIERS``, ``INCOMPLETE_MODIFIERS``, the farm
+and token tables).
 """
 
 from __future__ import annotations
@@ -70,7 +84,7 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Mapping
@@ -146,18 +160,27 @@ def neighbour(square: Square, edge: str) -> Square:
 # ---------------------------------------------------------------------------
 # The tile catalogue
 
-#: City edges carry no field halves: fields end at the city wall.
-FIELDLESS_EDGES = ("city",)
+#: The kinds of edge. A road or a river edge has a field on each of its two
+#: halves; a city edge has none (fields end at the city wall). An abbey edge
+#: fits against any edge and ends every road, city and field that reaches it.
+EDGE_KINDS = ("field", "road", "city", "river", "abbey")
+FIELDLESS_EDGES = ("city", "abbey")
+WILD_EDGES = ("abbey",)
+
+#: Inside parts scored by the 8 squares around them. Any other inside part (a
+#: field enclosed by cities) is simply complete.
+SURROUNDED = ("cloister", "garden")
 
 
 @dataclass(frozen=True)
 class Part:
-    """One feature printed on a tile: a road, a city, a field or a cloister.
+    """One feature printed on a tile: a road, a city, a field, a cloister, a
+    river or a garden.
 
-    ``edges`` (roads, cities) or ``halves`` (fields) say where it meets the
-    neighbours; ``cities`` are the indices, among the tile's parts, of the
+    ``edges`` (roads, cities, rivers) or ``halves`` (fields) say where it meets
+    the neighbours; ``cities`` are the indices, among the tile's parts, of the
     cities a field borders; ``counts`` are the other numbers printed with it,
-    such as ``pennants``.
+    such as ``pennants``, ``inn`` or ``wine``.
     """
 
     kind: str
@@ -176,7 +199,8 @@ class Part:
 
     @property
     def inside(self) -> bool:
-        """True for a part that lies inside its tile (a cloister)."""
+        """True for a part that lies inside its tile (a cloister, a garden, an
+        enclosed field)."""
         return not self.edges and not self.halves
 
     @property
@@ -205,6 +229,11 @@ class Part:
 class TileType:
     """A tile type of the catalogue, as printed (north up).
 
+    ``drawn`` is false for a tile kept in hand rather than drawn from the bag
+    (an abbey), ``fills_hole`` true for one that may only be placed into a
+    square with tiles on all four sides. ``replaces`` names the tile type a
+    garden printing takes its copies from.
+
     >>> d = load_catalogue()["D"]
     >>> d.edges(0), d.edges(90)
     (('city', 'road', 'field', 'road'), ('road', 'city', 'road', 'field'))
@@ -217,6 +246,9 @@ class TileType:
     start: bool = False
     expansion: str = "base"
     note: str = ""
+    drawn: bool = True
+    fills_hole: bool = False
+    replaces: str = ""
 
     def edges(self, rotation: int = 0) -> tuple[str, ...]:
         """The kinds of the N, E, S and W edges after rotating clockwise."""
@@ -238,14 +270,57 @@ class Figure:
     """A kind of meeple: how many each player has, its strength for majority,
     and the feature kinds it may stand on.
 
-    >>> load_figures()["follower"]
-    Figure(name='follower', per_player=7, strength=1, stands_on=('road', 'city', 'cloister', 'field'))
+    ``strength`` is a number (a follower 1, the big follower 2, the pig 0), or
+    the name of a count of the feature it stands on (the mayor counts as many
+    as the city has ``pennants``). A ``neutral`` figure belongs to no player
+    (the mage, a little building; its colour is written ``neutral``) and
+    ``per_player`` is then how many the box holds. A figure ``with_follower``
+    must share its feature with a follower of its colour (the builder, the
+    pig). ``stands_on`` may name ``tile``: the figure stands on the tile
+    itself, not on one of its features (a little building).
+
+    >>> f = load_figures()["follower"]
+    >>> f.per_player, f.strength, f.stands_on
+    (7, 1, ('road', 'city', 'cloister', 'field'))
     """
 
     name: str
     per_player: int
-    strength: int
+    strength: int | str
     stands_on: tuple[str, ...]
+    neutral: bool = False
+    with_follower: bool = False
+
+    def strength_on(self, feature: "Feature | None" = None) -> int:
+        """What the figure counts for majority on ``feature``.
+
+        >>> Figure("mayor", 1, "pennants", ("city",)).strength_on(Feature("city", (), (), True, 0, (("pennants", 3),)))
+        3
+        """
+        if isinstance(self.strength, int):
+            return self.strength
+        return feature.count(self.strength) if feature is not None else 0
+
+    @property
+    def follower(self) -> bool:
+        """Whether the figure can count for majority (it is a follower of some kind)."""
+        return self.strength != 0
+
+
+@dataclass(frozen=True)
+class Box:
+    """What the loaded catalogues add beside tiles and figures.
+
+    ``tokens`` is how many of each token the box holds (goods, the King tile);
+    ``opening`` the tile types played first, right after the start tile, each
+    joined to the layout by an edge of kind ``joins``, ``last`` the last of
+    them (the river, from the spring to the lake).
+    """
+
+    tokens: tuple[tuple[str, int], ...] = ()
+    opening: tuple[str, ...] = ()
+    joins: str = ""
+    last: str = ""
 
 
 def catalogue_names() -> tuple[str, ...]:
@@ -258,7 +333,7 @@ def catalogue_names() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=None)
-def _catalogue_file(name: str) -> tuple[dict[str, TileType], dict[str, Figure]]:
+def _catalogue_file(name: str) -> tuple[dict[str, TileType], dict[str, Figure], Box, str | None]:
     if name not in catalogue_names():
         raise StateError("expansions", f"no tile catalogue named {name!r} "
                                        f"(known: {', '.join(catalogue_names())})")
@@ -268,9 +343,22 @@ def _catalogue_file(name: str) -> tuple[dict[str, TileType], dict[str, Figure]]:
              for key, spec in data.get("tiles", {}).items()}
     if data.get("start") is not None and data["start"] not in tiles:
         raise ValueError(f"{filename}: start tile {data['start']!r} is not in the catalogue")
-    figures = {key: Figure(key, spec["per_player"], spec["strength"], tuple(spec["stands_on"]))
-               for key, spec in data.get("figures", {}).items()}
-    return tiles, figures
+    figures = {key: _read_figure(filename, key, spec) for key, spec in data.get("figures", {}).items()}
+    opening = data.get("opening", {})
+    box = Box(tuple(data.get("tokens", {}).items()),
+              tuple(t.name for t in tiles.values() if t.drawn and not t.start) if opening else (),
+              opening.get("joins", ""), opening.get("last", ""))
+    if opening and (box.joins not in EDGE_KINDS or box.last not in tiles):
+        raise ValueError(f"{filename}: the opening needs an edge kind to join and a last tile of the catalogue")
+    return tiles, figures, box, data.get("start")
+
+
+def _read_figure(filename: str, name: str, spec: dict) -> Figure:
+    strength = spec["strength"]
+    if not isinstance(strength, (int, str)) or isinstance(strength, bool):
+        raise ValueError(f"{filename}: figure {name}: strength must be a number or the name of a count")
+    return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
+                  bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -279,8 +367,8 @@ def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool
         raise ValueError(f"{filename}: tile {name}: {problem}")
 
     edges = tuple(spec["edges"])
-    if len(edges) != 4:
-        fail("needs 4 edges (N, E, S, W)")
+    if len(edges) != 4 or not set(edges) <= set(EDGE_KINDS):
+        fail(f"needs 4 edges (N, E, S, W) of the kinds {', '.join(EDGE_KINDS)}")
     raw = spec["parts"]
     parts = []
     for i, p in enumerate(raw):
@@ -303,22 +391,30 @@ def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool
         if len(covering) > 1:
             fail(f"edge {edge} is joined by {len(covering)} parts")
         kind = covering[0].kind if covering else "field"
-        if kind != edges[i]:
+        if kind != edges[i] and not (edges[i] in WILD_EDGES and not covering):
             fail(f"edge {edge} is listed as {edges[i]} but its part is {kind}")
         for half in (f"{edge}.l", f"{edge}.r"):
             fields = [p for p in parts if half in p.halves]
             wanted = 0 if edges[i] in FIELDLESS_EDGES else 1
             if len(fields) != wanted:
                 fail(f"half-edge {half} lies in {len(fields)} fields, expected {wanted}")
-    return TileType(name, int(spec["count"]), edges, tuple(parts), start, expansion, spec.get("note", ""))
+    return TileType(name, int(spec["count"]), edges, tuple(parts), start, expansion, spec.get("note", ""),
+                    bool(spec.get("drawn", True)), bool(spec.get("fills_hole", False)), spec.get("replaces", ""))
 
 
 def load_catalogue(names: Iterable[str] = ("base",)) -> dict[str, TileType]:
     """The tile types of the named catalogues, by name.
 
+    A later catalogue's start tile takes over from an earlier one's (the
+    river's spring from the base game's D, which then counts as a plain
+    tile), and a garden printing takes its copies from the tile it replaces.
+
     >>> cat = load_catalogue()
     >>> len(cat), sum(t.count for t in cat.values()), [t.name for t in cat.values() if t.start]
     (24, 72, ['D'])
+    >>> cat = load_catalogue(["base", "river", "abbot"])
+    >>> [t.name for t in cat.values() if t.start], cat["E"].count, cat["Eg"].count
+    (['RI-A'], 4, 1)
     """
     return dict(_merged(tuple(names))[0])
 
@@ -332,15 +428,41 @@ def load_figures(names: Iterable[str] = ("base",)) -> dict[str, Figure]:
 def _merged(names: tuple[str, ...]) -> tuple[dict[str, TileType], dict[str, Figure]]:
     tiles: dict[str, TileType] = {}
     figures: dict[str, Figure] = {}
+    start = None
     for name in names:
-        more_tiles, more_figures = _catalogue_file(name)
+        more_tiles, more_figures, _, more_start = _catalogue_file(name)
         clash = sorted(more_tiles.keys() & tiles.keys())
         if clash:
             raise ValueError(f"tile type {clash[0]!r} is in both {tiles[clash[0]].expansion} and {name}")
         tiles.update(more_tiles)
         figures.update(more_figures)
+        start = more_start or start
+    for key, tile in tiles.items():
+        if tile.start != (key == start):
+            tiles[key] = replace(tile, start=key == start)
+    for key, tile in list(tiles.items()):
+        if not tile.replaces:
+            continue
+        if tile.replaces not in tiles:  # a printing of a tile from a box not loaded
+            del tiles[key]
+            continue
+        plain = tiles[tile.replaces]
+        if plain.printed_edges != tile.printed_edges or plain.count < tile.count:
+            raise ValueError(f"tile type {key!r} does not fit as a printing of {plain.name!r}")
+        tiles[plain.name] = replace(plain, count=plain.count - tile.count)
     return tiles, figures
 
+
+@lru_cache(maxsize=None)
+def _box(names: tuple[str, ...]) -> Box:
+    """The tokens and the opening of the named catalogues together."""
+    tokens: Counter = Counter()
+    opening = Box()
+    for name in names:
+        box = _catalogue_file(name)[2]
+        tokens.update(dict(box.tokens))
+        opening = box if box.opening else opening
+    return Box(tuple(tokens.items()), opening.opening, opening.joins, opening.last)
 
 # ---------------------------------------------------------------------------
 # The board state
@@ -357,6 +479,10 @@ EDITIONS = {
 }
 TWO_TILE_CITY = ("2-per-tile", "1-per-tile")
 FARMS = ("per-farm", "per-city")
+#: Little Buildings: the basic rules count every building 1, the variant by
+#: its type (see LITTLE_BUILDING_POINTS). Written in the text form's header
+#: as ``basic-buildings`` or ``variant-buildings``.
+LITTLE_BUILDINGS = ("basic", "variant")
 
 
 @dataclass(frozen=True)
@@ -365,22 +491,33 @@ class Rules:
 
     ``two_tile_city`` is ``"2-per-tile"`` (a completed 2-tile city scores like
     any other) or ``"1-per-tile"`` (it scores 1 per tile and pennant);
-    ``farms`` is ``"per-farm"`` or ``"per-city"``.
+    ``farms`` is ``"per-farm"`` or ``"per-city"``; ``little_buildings`` is
+    ``"basic"`` or ``"variant"`` (no edition changes it).
 
     >>> Rules(1)
-    Rules(edition=1, two_tile_city='1-per-tile', farms='per-city')
+    Rules(edition=1, two_tile_city='1-per-tile', farms='per-city', little_buildings='basic')
     """
 
     edition: int = 3
     two_tile_city: str | None = None
     farms: str | None = None
+    little_buildings: str = "basic"
 
     def __post_init__(self):
         if self.edition not in EDITIONS:
             raise ValueError(f"edition must be one of {', '.join(map(str, EDITIONS))}, not {self.edition!r}")
+        if self.little_buildings not in LITTLE_BUILDINGS:
+            raise ValueError(f"little_buildings must be one of {', '.join(LITTLE_BUILDINGS)}")
         for name, value in EDITIONS[self.edition].items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
+
+    def to_dict(self) -> dict:
+        """The settings as JSON; ``little_buildings`` only when not the default."""
+        d = {"edition": self.edition, "two_tile_city": self.two_tile_city, "farms": self.farms}
+        if self.little_buildings != "basic":
+            d["little_buildings"] = self.little_buildings
+        return d
 
 
 @dataclass(frozen=True)
@@ -400,7 +537,10 @@ class Placement:
 @dataclass(frozen=True)
 class Meeple:
     """A figure on the board: ``feature`` is ``road:E``, ``city:N``,
-    ``field:N.l`` or ``cloister``, as the tile lies on the board."""
+    ``field:N.l``, ``cloister``, ``garden`` (or ``field`` for a field enclosed
+    in its tile), as the tile lies on the board, or ``tile`` for a figure on
+    the tile itself (a little building). A neutral figure's colour is
+    ``neutral``."""
 
     colour: str
     kind: str
@@ -419,8 +559,11 @@ class Layout:
 
     ``track`` holds the points each player already has on the score track,
     as ``(colour, points)`` pairs: a final layout cannot show the points
-    scored during play. ``expansions`` names the tile catalogues to load.
-    A tile listed twice on one square is ignored after the first.
+    scored during play. ``tokens`` holds what each player has in hand at the
+    end, as ``(colour, ((token, number), ...))`` pairs: goods tokens (wine,
+    grain, cloth), the King tile, the Robber Baron tile. ``expansions`` names
+    the tile catalogues to load. A tile listed twice on one square is ignored
+    after the first.
     """
 
     tiles: tuple[Placement, ...] = ()
@@ -428,6 +571,7 @@ class Layout:
     track: tuple[tuple[str, int], ...] = ()
     rules: Rules = field(default_factory=Rules)
     expansions: tuple[str, ...] = ("base",)
+    tokens: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
 
     @property
     def catalogue(self) -> dict[str, TileType]:
@@ -438,11 +582,27 @@ class Layout:
         return _merged(self.expansions)[1]
 
     @property
+    def box(self) -> Box:
+        return _box(self.expansions)
+
+    @property
     def players(self) -> tuple[str, ...]:
-        """Every colour on the track or the board, track first."""
+        """Every colour on the track, the board or holding tokens, track
+        first; neutral figures belong to no player."""
+        figures = self.figures
         seen = dict.fromkeys(c for c, _ in self.track)
-        seen.update(dict.fromkeys(m.colour for m in self.meeples))
+        seen.update(dict.fromkeys(m.colour for m in self.meeples
+                                  if not (m.kind in figures and figures[m.kind].neutral)))
+        seen.update(dict.fromkeys(c for c, _ in self.tokens))
         return tuple(seen)
+
+    def held(self, colour: str, token: str) -> int:
+        """How many of ``token`` the player holds.
+
+        >>> Layout(tokens=(("red", (("wine", 3),)),)).held("red", "wine")
+        3
+        """
+        return sum(dict(held).get(token, 0) for c, held in self.tokens if c == colour)
 
 
 # ---------------------------------------------------------------------------
@@ -474,8 +634,18 @@ def from_dict(data: dict) -> Layout:
         if kind not in figures:
             raise StateError(f"meeples[{i}].kind", f"unknown figure {kind!r} (known: {', '.join(figures)})")
         meeples.append(Meeple(m["colour"], kind, m["x"], m["y"], m["feature"]))
+    known = dict(_box(expansions).tokens)
+    tokens = []
+    for colour, held in data.get("tokens", {}).items():
+        for name in held:
+            if name not in known:
+                raise StateError(f"tokens.{colour}.{name}", f"unknown token {name!r} "
+                                 f"(known: {', '.join(known) or 'none with these expansions'})")
+        if held:
+            tokens.append((colour, tuple(held.items())))
     return Layout(tuple(tiles), tuple(meeples), tuple(data.get("track", {}).items()),
-                  Rules(rules.get("edition", 3), two, rules.get("farms")), expansions)
+                  Rules(rules.get("edition", 3), two, rules.get("farms"), rules.get("little_buildings", "basic")),
+                  expansions, tuple(tokens))
 
 
 def _names(catalogue: Mapping[str, TileType]) -> str:
@@ -485,16 +655,18 @@ def _names(catalogue: Mapping[str, TileType]) -> str:
 
 def to_dict(layout: Layout) -> dict:
     """The JSON form of a layout; ``from_dict(to_dict(layout)) == layout``."""
-    r = layout.rules
-    return {
+    data = {
         "game": GAME,
         "expansions": list(layout.expansions),
-        "rules": {"edition": r.edition, "two_tile_city": r.two_tile_city, "farms": r.farms},
+        "rules": layout.rules.to_dict(),
         "tiles": [{"x": p.x, "y": p.y, "tile": p.tile, "rotation": p.rotation} for p in layout.tiles],
         "meeples": [{"colour": m.colour, "kind": m.kind, "x": m.x, "y": m.y, "feature": m.feature}
                     for m in layout.meeples],
         "track": dict(layout.track),
     }
+    if layout.tokens:
+        data["tokens"] = {colour: dict(held) for colour, held in layout.tokens}
+    return data
 
 
 # ---------------------------------------------------------------------------
@@ -503,15 +675,17 @@ def to_dict(layout: Layout) -> dict:
 #   carcassonne 3 2-per-tile per-farm base; D@0,0 E@0,-1:180; red@0,-1:city:S; red=10 blue=4
 #
 # Sections are separated by ";": the header (the game, then in any order the
-# edition, the 2-tile-city and farm settings and the expansions joined by
-# "+"), the tiles (TILE@X,Y with :ROTATION unless 0), the meeples
-# (COLOUR@X,Y:FEATURE, COLOUR/KIND@... for figures other than followers) and
-# the track (COLOUR=POINTS). Trailing sections may be left out.
+# edition, the 2-tile-city, farm and little-buildings settings and the
+# expansions joined by "+"), the tiles (TILE@X,Y with :ROTATION unless 0),
+# the meeples (COLOUR@X,Y:FEATURE, COLOUR/KIND@... for figures other than
+# followers) and the track (COLOUR=POINTS) followed by the tokens each player
+# holds (COLOUR/TOKEN=NUMBER, as in red/wine=3). Trailing sections may be
+# left out.
 
 _TILE = re.compile(r"(?P<tile>[A-Za-z0-9][A-Za-z0-9_-]*)@(?P<x>-?\d+),(?P<y>-?\d+)(?::(?P<rotation>\d+))?")
 _MEEPLE = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)(?:/(?P<kind>[a-z][a-z0-9-]*))?"
                      r"@(?P<x>-?\d+),(?P<y>-?\d+):(?P<feature>\S+)")
-_TRACK = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)=(?P<points>-?\d+)")
+_TRACK = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)(?:/(?P<token>[a-z][a-z0-9-]*))?=(?P<points>-?\d+)")
 
 
 def to_text(layout: Layout) -> str:
@@ -521,12 +695,14 @@ def to_text(layout: Layout) -> str:
     'carcassonne 3 2-per-tile per-farm base; D@0,0:90'
     """
     r = layout.rules
+    buildings = f" {r.little_buildings}-buildings" if r.little_buildings != "basic" else ""
     sections = [
-        f"{GAME} {r.edition} {r.two_tile_city} {r.farms} {'+'.join(layout.expansions)}",
+        f"{GAME} {r.edition} {r.two_tile_city} {r.farms}{buildings} {'+'.join(layout.expansions)}",
         " ".join(f"{p.tile}@{p.x},{p.y}" + (f":{p.rotation}" if p.rotation else "") for p in layout.tiles),
         " ".join(f"{m.colour}{'' if m.kind == 'follower' else '/' + m.kind}@{m.x},{m.y}:{m.feature}"
                  for m in layout.meeples),
-        " ".join(f"{c}={p}" for c, p in layout.track),
+        " ".join([f"{c}={p}" for c, p in layout.track]
+                 + [f"{c}/{name}={n}" for c, held in layout.tokens for name, n in held]),
     ]
     while len(sections) > 1 and not sections[-1]:
         sections.pop()
@@ -538,11 +714,13 @@ def from_text(text: str) -> Layout:
 
     >>> from_text("carcassonne 1; D@0,0; red@0,0:road:E; red=3").meeples
     (Meeple(colour='red', kind='follower', x=0, y=0, feature='road:E'),)
+    >>> from_text("carcassonne 3 base+king-and-robber-baron; D@0,0; ; red=3 red/king=1").tokens
+    (('red', (('king', 1),)),)
     """
     sections = [s.split() for s in text.split(";")]
     if len(sections) > 4:
         raise StateError("text", f"{len(sections)} sections separated by ';', expected at most 4 "
-                                 "(header; tiles; meeples; track)")
+                                 "(header; tiles; meeples; track and tokens)")
     sections += [[]] * (4 - len(sections))
     header, tiles, meeples, track = sections
     if not header or header[0] != GAME:
@@ -555,6 +733,8 @@ def from_text(text: str) -> Layout:
             data["rules"]["two_tile_city"] = word
         elif word in FARMS:
             data["rules"]["farms"] = word
+        elif word.endswith("-buildings") and word[:-len("-buildings")] in LITTLE_BUILDINGS:
+            data["rules"]["little_buildings"] = word[:-len("-buildings")]
         else:
             data["expansions"] = word.split("+")
     data["tiles"] = [_match(_TILE, w, f"tiles[{i}]", "TILE@X,Y or TILE@X,Y:ROTATION", int_fields=("x", "y", "rotation"))
@@ -563,12 +743,19 @@ def from_text(text: str) -> Layout:
                               int_fields=("x", "y")) for i, w in enumerate(meeples)]
     for m in data["meeples"]:
         m.setdefault("kind", "follower")
-    data["track"] = {}
+    data["track"], tokens = {}, {}
     for i, w in enumerate(track):
-        t = _match(_TRACK, w, f"track[{i}]", "COLOUR=POINTS", int_fields=("points",))
-        if t["colour"] in data["track"]:
+        t = _match(_TRACK, w, f"track[{i}]", "COLOUR=POINTS or COLOUR/TOKEN=NUMBER", int_fields=("points",))
+        if "token" in t:
+            if t["token"] in tokens.setdefault(t["colour"], {}):
+                raise StateError(f"track[{i}]", f"{t['colour']} holds {t['token']} twice")
+            tokens[t["colour"]][t["token"]] = t["points"]
+        elif t["colour"] in data["track"]:
             raise StateError(f"track[{i}]", f"{t['colour']} is on the track twice")
-        data["track"][t["colour"]] = t["points"]
+        else:
+            data["track"][t["colour"]] = t["points"]
+    if tokens:
+        data["tokens"] = tokens
     return from_dict(data)
 
 
@@ -584,13 +771,16 @@ def _match(pattern: re.Pattern, word: str, path: str, form: str, int_fields: tup
 
 @dataclass(frozen=True)
 class Feature:
-    """A road, city, field or cloister on the board, joined across tiles.
+    """A road, city, field, cloister, garden or river on the board, joined
+    across tiles.
 
     ``parts`` are ``(x, y, i)``: part ``i`` of the tile at ``(x, y)``.
-    ``complete`` is true for a road or city with no open edge and a cloister
-    with all 8 neighbours. ``meeples`` are indices into the layout's meeples.
-    For a field, ``cities`` are the indices (in :func:`features`) of the
-    cities it borders; for a cloister, ``neighbours`` counts the tiles around.
+    ``complete`` is true for a road, city or field with no open edge and a
+    cloister or garden with all 8 neighbours. ``meeples`` are indices into
+    the layout's meeples (every figure on it, neutral ones included). For a
+    field, ``cities`` are the indices (in :func:`features`) of the cities it
+    borders; for a cloister or garden, ``neighbours`` counts the tiles around.
+    ``counts`` sums what the parts print (pennants, inn, cathedral, wine, siege).
     """
 
     kind: str
@@ -651,6 +841,12 @@ class _Board:
         _, tile, rotation = self.squares[square]
         return tile.edges(rotation)[EDGES.index(edge)]
 
+    def walled(self, square: Square, where: str) -> bool:
+        """Whether ``where`` (an edge or half-edge) faces an edge that ends every
+        feature reaching it (an abbey's)."""
+        other = neighbour(square, where.split(".")[0])
+        return other in self.squares and self.edge(other, opposite(where.split(".")[0])) in WILD_EDGES
+
     def partner(self, square: Square, part: Part, where: str) -> tuple[int, int, int] | None:
         """The part of the same kind across ``where`` (an edge or half-edge)."""
         other = neighbour(square, where.split(".")[0])
@@ -663,12 +859,18 @@ class _Board:
         return None
 
     def under(self, meeple: Meeple) -> list[int]:
-        """The parts of the meeple's tile that its feature name fits (one, if it is well placed)."""
+        """The parts of the meeple's tile that its feature name fits (one, if it is well placed).
+
+        A name without an edge (``cloister``, ``garden``, ``field``) means the
+        part of that kind inside the tile, if there is one.
+        """
         if meeple.square not in self.squares:
             return []
         kind, _, where = meeple.feature.partition(":")
-        return [j for j, p in enumerate(self.parts(meeple.square))
-                if p.kind == kind and (not where or p.touches(where))]
+        parts = [(j, p) for j, p in enumerate(self.parts(meeple.square)) if p.kind == kind]
+        if not where and any(p.inside for _, p in parts):
+            return [j for j, p in parts if p.inside]
+        return [j for j, p in parts if not where or p.touches(where)]
 
     def locate(self, meeple: Meeple) -> tuple[int, int, int] | None:
         """The part a meeple stands on, or None when its tile has no such feature."""
@@ -677,8 +879,9 @@ class _Board:
 
 
 def features(layout: Layout) -> tuple[Feature, ...]:
-    """Every road, city, field and cloister on the board, ordered by the
-    first tile (in the layout's order) and part that holds it.
+    """Every road, city, field, cloister, garden and river on the board,
+    ordered by the first tile (in the layout's order) and part that holds it.
+    An edge that faces an abbey is closed.
 
     >>> [(f.kind, f.tiles, f.complete) for f in features(from_text("carcassonne; A@0,0 U@0,1 W@0,2:180"))
     ...  if f.kind == "road"]
@@ -700,9 +903,9 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
             sets.find(node)
             for where in part.edges + part.halves:
                 other = board.partner(square, part, where)
-                if other is None:
+                if other is None and not board.walled(square, where):
                     open_edges[node] += 1
-                else:
+                elif other is not None:
                     sets.union(node, other)
     groups: dict = defaultdict(list)
     for _, node in sorted(order):
@@ -724,7 +927,7 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
         cities = sorted({ids[sets.find((*n[:2], c))] for n, p in zip(nodes, parts) for c in p.cities})
         opened = sum(open_edges[n] for n in nodes)
         neighbours = 0
-        if parts[0].inside:
+        if parts[0].inside and kind in SURROUNDED:
             x, y = nodes[0][:2]
             neighbours = sum((x + dx, y + dy) in board.squares for dx, dy in AROUND)
             complete = neighbours == len(AROUND)
@@ -743,8 +946,11 @@ def validate(layout: Layout) -> list[Finding]:
 
     Reports two tiles on one square, every pair of touching edges that do not
     match, a tile type used more often than the box holds, tiles not connected
-    to the main layout, meeples on a feature their tile does not have or may
-    not stand on, and more figures of one kind and colour than a player has.
+    to the main layout, a tile that must fill a hole but does not (an abbey),
+    meeples on a feature their tile does not have or may not stand on, more
+    figures of one kind and colour than a player has, a figure that needs a
+    follower of its colour beside it but has none (a builder, a pig), and
+    more tokens in the players' hands than the box holds.
 
     >>> [f.message for f in validate(from_text("carcassonne; D@0,0 E@1,0"))]
     ['tile 0,0 (D) has road on its E edge, tile 1,0 (E) has field on its W edge']
@@ -764,13 +970,20 @@ def validate(layout: Layout) -> list[Finding]:
             out.append(Finding("too-many-tiles", f"{len(used)} tiles of type {name}, the box holds {tile.count}",
                                tuple(_tile(p.square) for p in used)))
     out += _disconnected(board)
+    out += _holes_unfilled(board)
     out += _misplaced_meeples(board)
     for (colour, kind), idx in _group(layout.meeples, lambda m: (m.colour, m.kind)).items():
         figure = layout.figures[kind]
         if len(idx) > figure.per_player:
+            who = "the box holds" if figure.neutral else "a player has"
             out.append(Finding("too-many-figures", f"{colour} has {len(idx)} {kind}s on the board, "
-                                                   f"a player has {figure.per_player}",
+                                                   f"{who} {figure.per_player}",
                                tuple(f"meeple:{i}" for i in idx)))
+    out += _lonely_figures(layout)
+    for token, box in layout.box.tokens:
+        held = sum(layout.held(c, token) for c in layout.players)
+        if held > box:
+            out.append(Finding("too-many-tokens", f"the players hold {held} {token}, the box has {box}"))
     return out
 
 
@@ -793,7 +1006,7 @@ def _edge_mismatches(board: _Board) -> list[Finding]:
             if other not in board.squares:
                 continue
             mine, theirs = board.edge(square, edge), board.edge(other, opposite(edge))
-            if mine != theirs:
+            if not _edges_fit(mine, theirs):
                 out.append(Finding("edge-mismatch",
                                    f"tile {_where(board, square)} has {mine} on its {edge} edge, "
                                    f"tile {_where(board, other)} has {theirs} on its {opposite(edge)} edge",
@@ -831,6 +1044,16 @@ def _disconnected(board: _Board) -> list[Finding]:
                                      f"to the main layout of {len(main)}", tuple(_tile(s) for s in apart))]
 
 
+def _holes_unfilled(board: _Board) -> list[Finding]:
+    out = []
+    for square, (_, tile, _) in board.squares.items():
+        missing = [e for e in EDGES if neighbour(square, e) not in board.squares]
+        if tile.fills_hole and missing:
+            out.append(Finding("not-in-hole", f"tile {_where(board, square)} must fill a hole, but has no "
+                                              f"neighbour to the {', '.join(missing)}", (_tile(square),)))
+    return out
+
+
 def _misplaced_meeples(board: _Board) -> list[Finding]:
     out = []
     layout = board.layout
@@ -842,13 +1065,32 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
             continue
         kind = m.feature.partition(":")[0]
         matches = board.under(m)
-        if len(matches) != 1:
+        if kind == "tile" and m.feature == "tile":
+            pass  # on the tile itself, not on a feature
+        elif len(matches) != 1:
             problem = "has no such feature" if not matches else f"has {len(matches)} there; name one by its edge"
             out.append(Finding("meeple-no-feature", f"{name}: tile {_where(board, m.square)} {problem}",
                                (f"meeple:{i}", _tile(m.square))))
-        elif kind not in layout.figures[m.kind].stands_on:
+            continue
+        if kind not in layout.figures[m.kind].stands_on:
             out.append(Finding("figure-not-allowed", f"{name}: {m.kind}s may not stand on {kind}s",
                                (f"meeple:{i}", _tile(m.square))))
+    return out
+
+
+def _lonely_figures(layout: Layout) -> list[Finding]:
+    """Figures that need a follower of their colour on the same feature and have none."""
+    out = []
+    for f in features(layout):
+        for i in f.meeples:
+            m = layout.meeples[i]
+            if not layout.figures[m.kind].with_follower:
+                continue
+            if not any(layout.meeples[j].colour == m.colour and layout.figures[layout.meeples[j].kind].follower
+                       for j in f.meeples if j != i):
+                out.append(Finding("figure-without-follower",
+                                   f"meeple {i} ({m.colour} {m.kind}) on {m.feature}: no {m.colour} follower "
+                                   f"shares its {f.kind}", (f"meeple:{i}", _tile(m.square))))
     return out
 
 
@@ -857,8 +1099,10 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
 #
 # Points per unit counted, as the rule texts state them. "tiles" counts the
 # feature's tiles (a tile counts once however many of its parts the feature
-# holds), "neighbours" the tiles around a cloister; any other unit is a count
-# printed on the tiles, summed over the feature (pennants).
+# holds), "neighbours" the tiles around a cloister or garden, "buildings" the
+# little buildings on the feature's tiles (and, for a cloister or garden, on
+# the tiles around it); any other unit is a count printed on the tiles,
+# summed over the feature (pennants).
 
 #: After the game, a feature that is not complete
 #: (carcassonne-scoring-after-the-game.txt, "Scoring features after the game").
@@ -866,6 +1110,7 @@ INCOMPLETE_POINTS = {
     "road": {"tiles": 1},                       # Road: 1 point / tile
     "city": {"tiles": 1, "pennants": 1},        # City: 1 point / tile, 1 point / pennant
     "cloister": {"tiles": 1, "neighbours": 1},  # 1 point for the feature tile + 1 point per tile around it
+    "garden": {"tiles": 1, "neighbours": 1},    # Garden (abbot): 1 point for the garden + 1 point per tile around it
 }
 
 #: A completed feature that still carries meeples scores as during the game
@@ -874,43 +1119,161 @@ COMPLETED_POINTS = {
     "road": {"tiles": 1},                       # Road: 1 point / tile
     "city": {"tiles": 2, "pennants": 2},        # City: 2 points / tile, 2 points / pennant
     "cloister": {"tiles": 1, "neighbours": 1},  # 9 points (the feature tile and the eight tiles around it)
+    "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
 }
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
 TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
 
+#: The rows of the expansions that change those points, in the order the rule
+#: tables list them. A row applies when the feature holds what it names: a
+#: count printed on its tiles (an inn, a cathedral, a siege) or a figure
+#: standing on it (the mage, the witch); None applies always. The change is
+#: ("+", unit, n): n points more per unit; ("x", n): the points so far times
+#: n; or ("half",): half the points so far, rounded up. An inn, a cathedral
+#: or a siege counts once however many the feature holds ("do not stack").
+INCOMPLETE_MODIFIERS = {
+    "road": (
+        ("inn", ("x", 0)),                  # Road with inn(s): (x0) points / tile
+        ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / tile, also with inn(s)
+        ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on road tiles: (+1) point / little building
+    ),
+    "city": (
+        ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
+        ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
+        ("cathedral", ("x", 0)),            # City with cathedral(s): (x0) points / tile, (x0) points / pennant
+        ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / tile, also with cathedral(s)
+        ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+    ),
+    "cloister": ((None, ("+", "buildings", 1)),),  # Neighboring Little building(s)
+    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
+}
+COMPLETED_MODIFIERS = {
+    "road": (
+        ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
+        ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / actual tile
+        ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on road tiles
+    ),
+    "city": (
+        ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
+        ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
+        ("cathedral", ("+", "tiles", 1)),   # City with cathedral(s): (+1) point / tile,
+        ("cathedral", ("+", "pennants", 1)),  # (+1) point / pennant
+        ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / actual tile
+        ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+    ),
+    "cloister": ((None, ("+", "buildings", 1)),),  # Neighboring Little building(s)
+    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
+}
+
+#: Little Buildings: "Basic rules: (+1) point / little building. Variant
+#: rules: (+1) point / shed, (+2) points / house, (+3) points / tower".
+LITTLE_BUILDING_POINTS = {
+    "basic": {"shed": 1, "house": 1, "tower": 1},
+    "variant": {"shed": 1, "house": 2, "tower": 3},
+}
+
 #: Farms after the game: "City adjacent to farmfield: 3 points / completed city".
 FARM_POINTS_PER_CITY = 3
 
-SECTIONS = ("completed", "incomplete", "farm")
+#: A farm's farmers score this instead when the farm holds a barn: they were
+#: joined to it and not yet scored (Abbey & Mayor, "Connecting to farmfield
+#: with a barn assuming majority of farmers: 1 point / completed city").
+FARM_POINTS_PER_CITY_WITH = {"barn": 1}
+
+#: Figures in a farm that score for their owner, per completed city, and
+#: whether the owner needs the farmers' majority: "FarmField with pig: (+1)
+#: point / completed city" and the barn's final scoring, "City adjacent to
+#: farmfield: 4 points / completed city".
+FARM_FIGURE_POINTS_PER_CITY = {"pig": (1, True), "barn": (4, False)}
+
+#: What a completed city holds multiplies its points for a farm, farmers,
+#: pig and barn alike: "City with Cathars / Siege / Besiegers: (x2) points
+#: for affected city".
+FARM_CITY_FACTOR = {"siege": 2}
+
+#: "Little building(s) on farmfield tiles: (+1) point / little building" (the
+#: farmers of a farm; in the 1st edition's per-city farms they are not counted).
+FARM_POINTS_PER_BUILDING = 1
+
+#: Tokens held at the end ("Other scoring after the game"). "Trade Good
+#: Tokens: 10 points / majority on trade goods": the player or players with
+#: the most of a good each score 10.
+TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
+#: "King tile: 1 point / completed city", "Robber Baron tile: 1 point /
+#: completed road": every completed feature of that kind on the board.
+TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
+
+SECTIONS = ("completed", "incomplete", "farm", "tokens")
 
 
-def feature_points(feature: Feature, rules: Rules = Rules()) -> int:
-    """What a road, city or cloister is worth to each player with the majority.
+def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | None = None) -> int:
+    """What a road, city, cloister or garden is worth to each player with the
+    majority. ``layout`` gives the figures standing on it (mage, witch) and
+    the little buildings around; without it only printed counts apply.
 
     >>> city = Feature("city", (), ((0, 0), (0, 1)), True, 0, (("pennants", 1),))
     >>> feature_points(city), feature_points(city, Rules(1))
     (6, 3)
+    >>> inn = Feature("road", (), ((0, 0), (1, 0), (2, 0)), False, 1, (("inn", 1),))
+    >>> feature_points(inn), feature_points(replace(inn, complete=True))
+    (0, 6)
     """
     table = COMPLETED_POINTS if feature.complete else INCOMPLETE_POINTS
     rates = table[feature.kind]
     if (feature.kind == "city" and feature.complete and len(feature.tiles) == 2
             and rules.two_tile_city == "1-per-tile"):
         rates = TWO_TILE_CITY_POINTS
-    return sum(rate * _units(feature, unit) for unit, rate in rates.items())
+    points = sum(rate * _units(feature, unit, rules, layout) for unit, rate in rates.items())
+    modifiers = COMPLETED_MODIFIERS if feature.complete else INCOMPLETE_MODIFIERS
+    for holds, change in modifiers.get(feature.kind, ()):
+        if holds is None or _holds(feature, holds, layout):
+            if change[0] == "+":
+                points += change[2] * _units(feature, change[1], rules, layout)
+            elif change[0] == "x":
+                points *= change[1]
+            else:  # half, rounded up
+                points = (points + 1) // 2
+    return points
 
 
-def _units(feature: Feature, unit: str) -> int:
+def _holds(feature: Feature, what: str, layout: Layout | None) -> bool:
+    """Whether the feature holds a count or a figure named ``what``."""
+    return feature.count(what) > 0 or (layout is not None and
+                                       any(layout.meeples[i].kind == what for i in feature.meeples))
+
+
+def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> int:
     if unit == "tiles":
         return len(feature.tiles)
     if unit == "neighbours":
         return feature.neighbours
+    if unit == "buildings":
+        if layout is None:
+            return 0
+        squares = set(feature.tiles)
+        if feature.kind in SURROUNDED:
+            squares |= {(x + dx, y + dy) for x, y in feature.tiles for dx, dy in AROUND}
+        return _buildings(layout, squares)
     return feature.count(unit)
 
 
-def majority(layout: Layout, meeples: Iterable[int]) -> tuple[str, ...]:
+def _buildings(layout: Layout, squares: Iterable[Square]) -> int:
+    """The points of the little buildings standing on ``squares``."""
+    points = LITTLE_BUILDING_POINTS[layout.rules.little_buildings]
+    squares = set(squares)
+    return sum(points[m.kind] for m in layout.meeples
+               if m.kind in points and m.feature == "tile" and m.square in squares)
+
+
+def majority(layout: Layout, meeples: Iterable[int], feature: Feature | None = None) -> tuple[str, ...]:
     """The colours with the most strength among ``meeples`` (indices); all tied
-    colours score. Empty when no figure there has strength.
+    colours score. Empty when no figure there has strength. ``feature`` is
+    where they stand, for figures whose strength is a count of it (the mayor).
 
     >>> layout = from_text("carcassonne; C@0,0; red@0,0:city blue@0,0:city red@0,0:city")
     >>> majority(layout, [0, 1, 2]), majority(layout, [0, 1])
@@ -919,22 +1282,25 @@ def majority(layout: Layout, meeples: Iterable[int]) -> tuple[str, ...]:
     strength: Counter = Counter()
     for i in meeples:
         m = layout.meeples[i]
-        strength[m.colour] += layout.figures[m.kind].strength
+        strength[m.colour] += layout.figures[m.kind].strength_on(feature)
     best = max(strength.values(), default=0)
     return tuple(c for c in layout.players if best > 0 and strength[c] == best)
 
 
 @dataclass(frozen=True)
 class Award:
-    """One scored feature: each player in ``players`` scores ``points``.
+    """One scored feature, figure or token: each player in ``players`` scores ``points``.
 
     ``section`` is ``completed`` (a completed feature that still carries
-    meeples), ``incomplete`` or ``farm``. ``count`` is what was counted: the
-    tiles of a road or city, the tile and its neighbours for a cloister, the
-    completed cities of a farm. ``feature`` indexes :func:`features`; with
-    1st-edition farms it is the city. ``meeples`` are the figures that
+    meeples), ``incomplete``, ``farm`` or ``tokens``. ``kind`` is the
+    feature's kind, or for a farm ``field`` (its farmers), ``city`` (a
+    1st-edition farm city), ``pig`` or ``barn``, or the token's name.
+    ``count`` is what was counted: the tiles of a road or city, the tile and
+    its neighbours for a cloister or garden, the completed cities of a farm,
+    the tokens held. ``feature`` indexes :func:`features` (-1 for a token);
+    with 1st-edition farms it is the city. ``meeples`` are the figures that
     counted (indices into the layout's meeples), ``cities`` the completed
-    cities a farm scored (indices into :func:`features`).
+    cities a farm or token scored (indices into :func:`features`).
     """
 
     section: str
@@ -951,17 +1317,26 @@ class Award:
     @property
     def category(self) -> str:
         if self.section == "farm":
-            return "farm" if self.kind == "field" else "farm city"
+            return {"field": "farm", "city": "farm city"}.get(self.kind, self.kind)
+        if self.section == "tokens":
+            return self.kind.replace("-", " ") + (" majority" if self.kind in TOKEN_MAJORITY_POINTS else "")
         return f"completed {self.kind}" if self.section == "completed" else self.kind
 
     def note(self, colour: str | None = None) -> str:
-        x, y = self.tiles[0]
-        if self.section == "farm" and self.kind == "field":
-            what = f"{self.count} completed {'city' if self.count == 1 else 'cities'}, field at {x},{y}"
-        elif self.section == "farm":
+        x, y = self.tiles[0] if self.tiles else (0, 0)
+        cities = f"{self.count} completed {_plural('city', self.count)}"
+        if self.section == "tokens" and self.kind in TOKEN_MAJORITY_POINTS:
+            what = f"{self.count} {self.kind}, the most"
+        elif self.section == "tokens":
+            what = f"{self.count} completed {_plural(TOKEN_POINTS_PER_COMPLETED[self.kind][0], self.count)}"
+        elif self.section == "farm" and self.kind == "field":
+            what = f"{cities}, field at {x},{y}"
+        elif self.section == "farm" and self.kind == "city":
             what = f"completed city of {len(self.tiles)} tiles at {x},{y}"
-        elif self.kind == "cloister":
-            what = f"cloister at {x},{y} and {self.count - 1} around"
+        elif self.section == "farm":
+            what = f"{self.kind} in the field at {x},{y}, {cities}"
+        elif self.kind in SURROUNDED:
+            what = f"{self.kind} at {x},{y} and {self.count - 1} around"
         else:
             what = f"{len(self.tiles)} {'tile' if len(self.tiles) == 1 else 'tiles'}"
             what += f", {self.pennants} {'pennant' if self.pennants == 1 else 'pennants'}" if self.pennants else ""
@@ -974,6 +1349,11 @@ class Award:
                 "tiles": [list(s) for s in self.tiles], "count": self.count, "pennants": self.pennants,
                 "players": list(self.players), "points": self.points,
                 "meeples": list(self.meeples), "cities": list(self.cities)}
+
+
+def _plural(word: str, n: int) -> str:
+    """``city`` or ``cities``, ``road`` or ``roads``."""
+    return word if n == 1 else (word[:-1] + "ies" if word.endswith("y") else word + "s")
 
 
 @dataclass(frozen=True)
@@ -1010,10 +1390,9 @@ class ScoreSheet:
         return ScoreCard(GAME, self.lines(colour), extra={"player": colour})
 
     def to_dict(self) -> dict:
-        r = self.rules
         return {
             "game": GAME,
-            "rules": {"edition": r.edition, "two_tile_city": r.two_tile_city, "farms": r.farms},
+            "rules": self.rules.to_dict(),
             "players": {c: {"lines": [line.to_dict() for line in self.lines(c)], "total": self.card(c).total}
                         for c in self.players},
             "awards": [a.to_dict() for a in self.awards],
@@ -1023,8 +1402,9 @@ class ScoreSheet:
 
     def render(self) -> str:
         r = self.rules
+        buildings = ", little buildings by type" if r.little_buildings == "variant" else ""
         out = [f"Carcassonne, edition {r.edition}: completed 2-tile city {r.two_tile_city.replace('-', ' ')}, "
-               f"farms scored {r.farms.replace('-', ' ')}"]
+               f"farms scored {r.farms.replace('-', ' ')}{buildings}"]
         for colour in self.players:
             card = self.card(colour)
             out += ["", colour, render_lines(card.lines, card.total)]
@@ -1036,40 +1416,103 @@ class ScoreSheet:
 def score(layout: Layout) -> ScoreSheet:
     """Score a layout at the end of the game, with the warnings of :func:`validate`.
 
-    Roads, cities and cloisters with meeples score for the majority: those
-    already complete as during the game, the others as after the game. Then
-    the farms: each farm for its own majority (``per-farm``), or each
+    Roads, cities, cloisters and gardens with meeples score for the majority:
+    those already complete as during the game, the others as after the game.
+    Then the farms: each farm for its own majority (``per-farm``), or each
     completed city once for the majority of all the farmers around it
-    (``per-city``, the 1st edition).
+    (``per-city``, the 1st edition), with the pigs and barns in them. Last
+    the tokens in the players' hands: goods, the King, the Robber Baron.
     """
     feats = features(layout)
     awards = []
     for i, f in enumerate(feats):
         if f.kind not in INCOMPLETE_POINTS or not f.meeples:
             continue
-        players = majority(layout, f.meeples)
+        players = majority(layout, f.meeples, f)
         if players:
             count = len(f.tiles) + f.neighbours
             awards.append(Award("completed" if f.complete else "incomplete", f.kind, i, f.tiles, count,
-                                f.pennants, players, feature_points(f, layout.rules), f.meeples))
+                                f.pennants, players, feature_points(f, layout.rules, layout), f.meeples))
+    awards += _farm_awards(layout, feats)
+    awards += _token_awards(layout, feats)
+    return ScoreSheet(layout.rules, layout.players, layout.track, tuple(awards), tuple(validate(layout)))
+
+
+def _city_factor(city: Feature) -> int:
+    """What a completed city's points for a farm are multiplied by (a siege doubles them)."""
+    factor = 1
+    for holds, times in FARM_CITY_FACTOR.items():
+        factor *= times if city.count(holds) else 1
+    return factor
+
+
+def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
+    """The farms: their farmers' majority, and the pigs and barns in them.
+
+    A farm that holds a barn is scored per farm in every edition (the barn's
+    rows are per farm); the others per farm, or per completed city with the
+    1st edition's ``per-city`` farms.
+    """
+    awards = []
     farms = [(i, f) for i, f in enumerate(feats) if f.kind == "field" and f.meeples]
-    if layout.rules.farms == "per-farm":
-        for i, f in farms:
-            players = majority(layout, f.meeples)
-            cities = [c for c in f.cities if feats[c].complete]
-            if players:
-                awards.append(Award("farm", "field", i, f.tiles, len(cities), 0, players,
-                                    FARM_POINTS_PER_CITY * len(cities), f.meeples, tuple(cities)))
-    else:
+    per_farm = [(i, f) for i, f in farms
+                if layout.rules.farms == "per-farm" or any(_holds(f, k, layout) for k in FARM_POINTS_PER_CITY_WITH)]
+    for i, f in per_farm:
+        players = majority(layout, f.meeples, f)
+        cities = tuple(c for c in f.cities if feats[c].complete)
+        value = sum(_city_factor(feats[c]) for c in cities)
+        rate = next((r for k, r in FARM_POINTS_PER_CITY_WITH.items() if _holds(f, k, layout)), FARM_POINTS_PER_CITY)
+        if players:
+            points = rate * value + FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles)
+            awards.append(Award("farm", "field", i, f.tiles, len(cities), 0, players, points, f.meeples, cities))
+        for m in f.meeples:
+            figure = layout.meeples[m]
+            if figure.kind in FARM_FIGURE_POINTS_PER_CITY:
+                per_city, needs_majority = FARM_FIGURE_POINTS_PER_CITY[figure.kind]
+                if figure.colour in players or not needs_majority:
+                    awards.append(Award("farm", figure.kind, i, f.tiles, len(cities), 0, (figure.colour,),
+                                        per_city * value, (m,), cities))
+    if layout.rules.farms == "per-city":
+        scored = {i for i, _ in per_farm}
+        farms = [(i, f) for i, f in farms if i not in scored]
         for c, city in enumerate(feats):
             if city.kind != "city" or not city.complete:
                 continue
-            farmers = tuple(m for _, f in farms if c in f.cities for m in f.meeples)
+            around = [f for _, f in farms if c in f.cities]
+            farmers = tuple(m for f in around for m in f.meeples)
             players = majority(layout, farmers)
-            if players:
-                awards.append(Award("farm", "city", c, city.tiles, 1, city.pennants, players,
-                                    FARM_POINTS_PER_CITY, farmers, (c,)))
-    return ScoreSheet(layout.rules, layout.players, layout.track, tuple(awards), tuple(validate(layout)))
+            if not players:
+                continue
+            factor = _city_factor(city)
+            awards.append(Award("farm", "city", c, city.tiles, 1, city.pennants, players,
+                                FARM_POINTS_PER_CITY * factor, farmers, (c,)))
+            owners = {}
+            for m in farmers:
+                figure = layout.meeples[m]
+                per_city, needs_majority = FARM_FIGURE_POINTS_PER_CITY.get(figure.kind, (0, True))
+                if per_city and (figure.colour in players or not needs_majority):
+                    owners.setdefault((figure.kind, figure.colour), (per_city, m))
+            for (kind, colour), (per_city, m) in owners.items():
+                awards.append(Award("farm", kind, c, city.tiles, 1, city.pennants, (colour,),
+                                    per_city * factor, (m,), (c,)))
+    return awards
+
+
+def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
+    awards = []
+    holders = [c for c, _ in layout.tokens]
+    for token, points in TOKEN_MAJORITY_POINTS.items():
+        best = max((layout.held(c, token) for c in holders), default=0)
+        if best > 0:
+            players = tuple(c for c in holders if layout.held(c, token) == best)
+            awards.append(Award("tokens", token, -1, (), best, 0, players, points))
+    for token, (kind, per_feature) in TOKEN_POINTS_PER_COMPLETED.items():
+        completed = tuple(i for i, f in enumerate(feats) if f.kind == kind and f.complete)
+        for colour in holders:
+            if layout.held(colour, token) > 0:
+                awards.append(Award("tokens", token, -1, (), len(completed), 0, (colour,),
+                                    per_feature * len(completed), (), completed))
+    return awards
 
 
 # ---------------------------------------------------------------------------
@@ -1086,19 +1529,28 @@ def fits(layout: Layout, placement: Placement) -> bool:
     return _fits(_Board.of(layout).squares, layout.catalogue[placement.tile], placement)
 
 
-def _fits(squares: dict, tile: TileType, p: Placement) -> bool:
+def _edges_fit(a: str, b: str) -> bool:
+    """Whether two touching edge kinds match (an abbey's edge fits any)."""
+    return a == b or a in WILD_EDGES or b in WILD_EDGES
+
+
+def _fits(squares: dict, tile: TileType, p: Placement, joins: str = "") -> bool:
+    """Whether the tile fits at ``p``; with ``joins``, one of its edges of that
+    kind must touch the layout (a river tile continues the river)."""
     if p.square in squares:
         return False
     edges = tile.edges(p.rotation)
     touching = 0
+    joined = not joins
     for i, edge in enumerate(EDGES):
         other = neighbour(p.square, edge)
         if other in squares:
             _, t, r = squares[other]
-            if t.edges(r)[EDGES.index(opposite(edge))] != edges[i]:
+            if not _edges_fit(t.edges(r)[EDGES.index(opposite(edge))], edges[i]):
                 return False
             touching += 1
-    return touching > 0
+            joined = joined or edges[i] == joins
+    return touching > 0 and joined
 
 
 def legal_placements(layout: Layout, tile: str) -> list[Placement]:
@@ -1106,11 +1558,11 @@ def legal_placements(layout: Layout, tile: str) -> list[Placement]:
     return _legal(_Board.of(layout).squares, layout.catalogue[tile])
 
 
-def _legal(squares: dict, tile: TileType) -> list[Placement]:
+def _legal(squares: dict, tile: TileType, joins: str = "") -> list[Placement]:
     empty = sorted({neighbour(s, e) for s in squares for e in EDGES} - squares.keys(),
                    key=lambda s: (s[1], s[0]))
     return [p for x, y in empty for r in ROTATIONS
-            if _fits(squares, tile, p := Placement(x, y, tile.name, r))]
+            if _fits(squares, tile, p := Placement(x, y, tile.name, r), joins)]
 
 
 def random_layout(rng: random.Random, n_tiles: int = 72, expansions: tuple[str, ...] = ("base",),
@@ -1118,23 +1570,47 @@ def random_layout(rng: random.Random, n_tiles: int = 72, expansions: tuple[str, 
     """Grow a legal layout: the start tile at (0, 0), then tiles drawn from the
     box in random order, each put on a random legal square and rotation.
 
-    A drawn tile that fits nowhere goes back under the pile; growth stops early
-    only when no tile left in the box fits anywhere.
+    The tiles of an opening (the river) come first, each continuing it, and
+    its last tile (the lake) after them. Tiles kept in hand (abbeys) are not
+    drawn. A drawn tile that fits nowhere goes back under the pile; growth
+    stops early only when no tile left in the box fits anywhere.
 
     >>> layout = random_layout(random.Random(7), 20)
     >>> len(layout.tiles), validate(layout)
     (20, [])
+    >>> river = random_layout(random.Random(7), 12, ("base", "river"))
+    >>> Counter(p.tile for p in river.tiles) == {k: t.count for k, t in load_catalogue(["river"]).items()}
+    True
     """
     catalogue = load_catalogue(expansions)
+    box = _box(tuple(expansions))
     start = next(t for t in catalogue.values() if t.start)
-    bag = [t.name for t in catalogue.values() for _ in range(t.count)]
+    bag = [t.name for t in catalogue.values() if t.drawn for _ in range(t.count)]
     bag.remove(start.name)
+    opening = [name for name in bag if name in box.opening and name != box.last]
+    closing = [name for name in bag if name == box.last]
+    bag = [name for name in bag if name not in box.opening]
+    rng.shuffle(opening)
     rng.shuffle(bag)
-    squares = {(0, 0): (0, start, 0)}
-    placed = [Placement(0, 0, start.name, 0)]
+    for _ in range(100):  # an opening that runs into itself is laid again
+        squares = {(0, 0): (0, start, 0)}
+        placed = [Placement(0, 0, start.name, 0)]
+        if not _grow(rng, catalogue, squares, placed, opening + closing, n_tiles, box.joins):
+            break
+        rng.shuffle(opening)
+    _grow(rng, catalogue, squares, placed, bag, n_tiles)
+    return Layout(tuple(placed), rules=rules, expansions=tuple(expansions))
+
+
+def _grow(rng: random.Random, catalogue: dict, squares: dict, placed: list, bag: list, n_tiles: int,
+          joins: str = "") -> list:
+    """Place tiles from ``bag`` in order, each at a random legal spot, the
+    first that fits each time; returns the tiles left when ``n_tiles`` are
+    placed or none fits."""
+    bag = list(bag)
     while len(placed) < n_tiles and bag:
         for k, name in enumerate(bag):
-            spots = _legal(squares, catalogue[name])
+            spots = _legal(squares, catalogue[name], joins)
             if spots:
                 p = rng.choice(spots)
                 squares[p.square] = (len(placed), catalogue[name], p.rotation)
@@ -1143,22 +1619,25 @@ def random_layout(rng: random.Random, n_tiles: int = 72, expansions: tuple[str, 
                 break
         else:
             break
-    return Layout(tuple(placed), rules=rules, expansions=tuple(expansions))
+    return bag if len(placed) < n_tiles else []
 
 
 def random_meeples(rng: random.Random, layout: Layout, colours: Iterable[str] = ("red", "blue"),
                    per_colour: int = 7) -> Layout:
     """The layout with followers of each colour on random features of random
-    tiles (several may share a feature, as after joining).
+    tiles (several may share a feature, as after joining), of the kinds a
+    follower may stand on.
 
     >>> layout = random_meeples(random.Random(1), random_layout(random.Random(1), 10), per_colour=2)
     >>> len(layout.meeples), validate(layout)
     (4, [])
     """
     meeples = []
+    stands_on = layout.figures["follower"].stands_on
     for colour in colours:
         for _ in range(per_colour):
             p = rng.choice(layout.tiles)
-            part = rng.choice(layout.catalogue[p.tile].parts_at(p.rotation))
-            meeples.append(Meeple(colour, "follower", p.x, p.y, part.ref))
+            parts = [q for q in layout.catalogue[p.tile].parts_at(p.rotation) if q.kind in stands_on]
+            if parts:  # not on a river or a garden
+                meeples.append(Meeple(colour, "follower", p.x, p.y, rng.choice(parts).ref))
     return Layout(layout.tiles, tuple(meeples), layout.track, layout.rules, layout.expansions)

@@ -142,6 +142,14 @@ def child_env(truth: Path, **extra) -> dict:
             **{k: str(v) for k, v in extra.items()}}
 
 
+@pytest.mark.parametrize("module", ["vision.batch", "vision.store"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    assert doctest.testmod(importlib.import_module(module)).failed == 0
+
+
 # ---------------------------------------------------------------------------
 # Names, manifests, side files
 

@@ -102,8 +102,8 @@ def test_a_crashing_reader_is_reported_not_fatal(photos):
 
 
 def test_same_seed_same_figures(tmp_path):
-    a = bench.run("avenue", n=2, seed=5, reader=perfect_from_json, workers=1, megapixels=0.4).summary()
-    b = bench.run("avenue", n=2, seed=5, reader=perfect_from_json, workers=1, megapixels=0.4).summary()
+    a = bench.run("avenue", n=2, seed=5, reader=perfect_from_json, workers=0, megapixels=0.4).summary()
+    b = bench.run("avenue", n=2, seed=5, reader=perfect_from_json, workers=0, megapixels=0.4).summary()
     keys = ("found_rate", "element_accuracy", "exact_state_rate", "exact_score_rate", "mean_abs_score_error")
     assert [a[k] for k in keys] == [b[k] for k in keys]
 
@@ -148,3 +148,45 @@ def test_bench_dir_errors(tmp_path):
         bench.run("avenue", folder=tmp_path, reader=perfect)
     with pytest.raises(UserError, match="no such folder"):
         bench.run("avenue", folder=tmp_path / "nope", reader=perfect)
+
+
+def test_carcassonne_comparison_ignores_how_the_layout_is_turned():
+    import numpy as np
+
+    from scoring import carcassonne
+    from vision.render import random_state
+
+    truth = random_state("carcassonne", np.random.default_rng(2), n_tiles=15)
+    # the same layout read turned a quarter clockwise and shifted
+    turned = carcassonne.Layout(
+        tuple(replace(p, x=-p.y + 5, y=p.x - 3, rotation=(p.rotation + 90) % 360) for p in truth.tiles),
+        tuple(replace(m, x=-m.y + 5, y=m.x - 3, feature=bench._turn_feature(m.feature, 1)) for m in truth.meeples),
+        truth.track, truth.rules, truth.expansions)
+    assert carcassonne.score(turned).totals == carcassonne.score(truth).totals
+    counts = bench.compare("carcassonne", truth, turned)
+    assert counts["tile"] == [15, 15] and counts["meeple"][0] == counts["meeple"][1] == len(truth.meeples)
+    assert bench.same_state("carcassonne", truth, turned)
+    c = bench.meeple_counts(truth, turned)
+    assert c["meeples_found"] == c["meeples_placed"] == len(truth.meeples)
+    # one tile missed and one seen on an empty square: two wrong of 16
+    tiles = list(turned.tiles)
+    moved = replace(tiles[-1], x=tiles[-1].x + 40)
+    fewer = carcassonne.Layout(tuple(tiles[:-1]) + (moved,), (), truth.track, truth.rules, truth.expansions)
+    counts = bench.compare("carcassonne", truth, fewer)
+    assert counts["tile"] == [14, 16]
+
+
+def test_agricola_elements():
+    import numpy as np
+
+    from scoring import agricola
+    from vision.render import random_state
+
+    farm = random_state("agricola", np.random.default_rng(1))
+    counts = bench.compare("agricola", farm, farm)
+    assert counts == {"space": [15, 15], "fence": [38, 38]}
+    edge = agricola.EDGES[0]
+    flipped = agricola.Fences.from_edges(set(farm.farmyard.fences) ^ {edge})
+    other = replace(farm, farmyard=replace(farm.farmyard, fences=flipped))
+    assert bench.compare("agricola", farm, other)["fence"] == [37, 38]
+    assert bench.compare("agricola", farm, None) == {"space": [0, 15], "fence": [0, 38]}

@@ -134,3 +134,94 @@ def test_12mp_render_is_fast_enough():
     data, truth = render_jpeg("avenue", 3, megapixels=12.0)
     assert truth["size"][0] * truth["size"][1] > 11.5e6
     assert time.perf_counter() - t < 6.0             # about 1 s; generous for a busy 2-core machine
+
+
+# ---------------------------------------------------------------------------
+# Agricola and Carcassonne
+
+def test_agricola_random_farms_are_legal():
+    from scoring import agricola
+
+    for seed in range(25):
+        farm = random_state("agricola", np.random.default_rng(seed))
+        assert agricola.validate(farm) == []
+        assert agricola.from_dict(agricola.to_dict(farm)) == farm
+        yard = farm.farmyard
+        assert len(list(yard.fences)) <= 15
+        assert len({yard[p].kind == "room" and yard.house for p in agricola.POSITIONS} - {False}) == 1
+
+
+def test_carcassonne_random_layouts_are_legal():
+    from scoring import carcassonne
+
+    for seed in range(6):
+        layout = random_state("carcassonne", np.random.default_rng(seed), n_tiles=5 + 13 * seed)
+        assert len(layout.tiles) == 5 + 13 * seed
+        assert carcassonne.validate(layout) == []
+        assert carcassonne.from_dict(carcassonne.to_dict(layout)) == layout
+        assert 2 <= len(layout.players) <= 5
+
+
+@pytest.mark.parametrize("game", ["agricola", "carcassonne"])
+def test_truth_of_other_games(game):
+    import scoring
+
+    photo, truth = render(game, 4, megapixels=1.0)
+    h, w = photo.shape[:2]
+    corners = np.array(truth["corners"])
+    assert ((corners >= 0) & (corners <= [w - 1, h - 1])).all()
+    module = scoring.game_module(game)
+    state = module.from_dict(truth["state"])
+    assert module.to_dict(state) == truth["state"]
+    assert module.validate(state) == []
+    names = set(truth["elements"])
+    if game == "agricola":
+        assert len([n for n in names if n.startswith("space:")]) == 15
+        assert len([n for n in names if n.startswith("fence:")]) == 38
+    else:
+        assert {f"tile:{p.x},{p.y}" for p in state.tiles} <= names
+        assert {f"meeple:{i}" for i in range(len(state.meeples))} <= names
+    for name, (x0, y0, x1, y1) in truth["elements"].items():
+        assert -2 <= x0 < x1 <= w + 1 and -2 <= y0 < y1 <= h + 1, name
+
+
+def test_carcassonne_styles_differ():
+    from scoring import carcassonne
+    from vision.render import carcassonne as art
+
+    tile = carcassonne.load_catalogue()["D"]
+    drawn = {name: art.draw_tile(tile, art.STYLES[name], 3.0, np.random.default_rng(0)).image.astype(int)
+             for name in art.STYLES}
+    assert set(art.TRAINING_STYLES) | {"unseen"} == set(drawn)
+    for name in art.TRAINING_STYLES:
+        assert np.abs(drawn[name] - drawn["unseen"]).mean() > 15
+    _, truth = render("carcassonne", 9, megapixels=0.5, style="unseen")
+    assert truth["camera"]["style"] == "unseen"
+
+
+def test_same_bytes_in_another_process():
+    """No per-process randomness (such as Python's string hashing) reaches the pixels."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib; from vision.render import render_jpeg\n"
+            "for g in ('avenue', 'agricola', 'carcassonne'):\n"
+            "    print(hashlib.sha256(render_jpeg(g, 5, megapixels=0.3)[0]).hexdigest())\n")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    here = [hashlib.sha256(render_jpeg(g, 5, megapixels=0.3)[0]).hexdigest()
+            for g in ("avenue", "agricola", "carcassonne")]
+    assert out.split() == here
+
+
+@pytest.mark.parametrize("module", ["vision.render", "vision.render.camera", "vision.render.avenue",
+                                    "vision.render.agricola", "vision.render.carcassonne", "vision.render.draw",
+                                    "vision.render.handwriting", "vision.bench"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -318,7 +318,12 @@ def test_carcassonne_tiles_and_track_points():
     assert [o["value"] for o in specs["tile"]["fields"]["tile"]["options"]][:3] == ["A", "B", "C"]
     assert specs["field:track"]["type"] == "map"
     before = board.card()
-    view = board.edit("tile:1,2", None)                          # a tile that is not there
+    turned = {"tile": "U", "rotation": 180}
+    view = board.edit("tile:1,0", turned)                       # turned a quarter further
+    assert {e["name"]: e["value"] for e in view["elements"]}["tile:1,0"] == turned
+    assert board.history[-1]["old"] == {"tile": "U", "rotation": 90}
+    board.undo()
+    view = board.edit("tile:1,2", None)                          # read where there is no tile: removed
     assert "tile:1,2" not in {e["name"] for e in view["elements"]}
     track = {colour: 10 for colour in data.get("track", {})} or {"red": 10}
     view = board.edit(field_name="track", value=track)

@@ -86,22 +86,28 @@ def _agricola_elements(farm) -> dict[str, Any]:
         for c, space in enumerate(row):
             out[f"space:{r},{c}"] = (space, yard.house if space.kind == "room" else None)
     for edge in agricola.EDGES:
-        out[f"fence:{edge.axis}:{edge.row},{edge.column}"] = yard.fences.has(edge) \
-            if hasattr(yard.fences, "has") else _fence(yard.fences, edge)
+        out[edge.name] = edge in yard.fences
     return out
 
 
-def _fence(fences, edge) -> bool:
-    table = fences.horizontal if edge.axis == "h" else fences.vertical
-    return bool(table[edge.row][edge.column])
+def _meeple_part(layout, meeple) -> int | None:
+    """The index of the part (in its tile type's list) that a meeple stands on, or None."""
+    tile = next((p for p in layout.tiles if (p.x, p.y) == (meeple.x, meeple.y)), None)
+    if tile is None:
+        return None
+    kind, _, where = meeple.feature.partition(":")
+    parts = layout.catalogue[tile.tile].parts_at(tile.rotation)
+    found = [j for j, q in enumerate(parts) if q.kind == kind and (not where or q.touches(where))]
+    return found[0] if len(found) == 1 else None
 
 
 def _carcassonne_elements(layout) -> dict[str, Any]:
+    """Tiles by square; meeples by square, part and colour (several alike are numbered)."""
     out: dict[str, Any] = {}
     for p in layout.tiles:
-        out[f"tile:{p.x},{p.y}"] = (p.tile, p.rotation)
+        out.setdefault(f"tile:{p.x},{p.y}", (p.tile, p.rotation))
     for m in layout.meeples:
-        key = f"meeple@{m.x},{m.y}:{m.feature}:{m.colour}:{m.kind}"
+        key = f"meeple@{m.x},{m.y}:{_meeple_part(layout, m)}:{m.colour}"
         n = 0
         while f"{key}#{n}" in out:
             n += 1
@@ -127,6 +133,21 @@ def element_kind(name: str) -> str:
     if name.startswith("meeple@"):
         return "meeple"
     return name.split(":", 1)[0]
+
+
+def _turn_feature(feature: str, quarter: int) -> str:
+    """A meeple's feature name after turning its tile by ``quarter`` quarter turns clockwise.
+
+    >>> _turn_feature("field:N.l", 1), _turn_feature("road:W", 2), _turn_feature("cloister", 3)
+    ('field:E.l', 'road:E', 'cloister')
+    """
+    from scoring.carcassonne import rotate_edge, rotate_half
+
+    kind, _, where = feature.partition(":")
+    if not where:
+        return feature
+    turned = rotate_half(where, 90 * quarter) if "." in where else rotate_edge(where, 90 * quarter)
+    return f"{kind}:{turned}"
 
 
 def _align_carcassonne(truth, read):
@@ -156,7 +177,7 @@ def _align_carcassonne(truth, read):
                 meeples = []
                 for m in read.meeples:
                     mx, my = turn(m.x, m.y)
-                    meeples.append(replace(m, x=mx + dx, y=my + dy))
+                    meeples.append(replace(m, x=mx + dx, y=my + dy, feature=_turn_feature(m.feature, quarter)))
                 best = replace(read, tiles=tiles, meeples=tuple(meeples))
     return best
 
@@ -185,17 +206,27 @@ def compare(game: str, truth, read) -> dict[str, list[int]]:
     return out
 
 
+def meeple_counts(truth, read) -> dict[str, int]:
+    """Carcassonne follower detection: ``truth``/``read`` counts, ``found`` (same square and colour)
+    and ``placed`` (found, and on the same feature of its tile)."""
+    from collections import Counter
+
+    if read is None:
+        return {"meeples_truth": len(truth.meeples), "meeples_read": 0, "meeples_found": 0, "meeples_placed": 0}
+    read = _align_carcassonne(truth, read)
+    square = lambda lay: Counter((m.x, m.y, m.colour) for m in lay.meeples)
+    part = lambda lay: Counter((m.x, m.y, m.colour, _meeple_part(lay, m)) for m in lay.meeples)
+    return {"meeples_truth": len(truth.meeples), "meeples_read": len(read.meeples),
+            "meeples_found": sum((square(truth) & square(read)).values()),
+            "meeples_placed": sum((part(truth) & part(read)).values())}
+
+
 def totals(game: str, state) -> dict[str, int]:
     """Every player's total score of ``state``: ``{player: total}`` (one player: ``{"": total}``)."""
-    card = scoring.game_module(game).score(state)
-    if isinstance(card, dict):
-        return {str(k): (c.total if hasattr(c, "total") else int(c)) for k, c in card.items()}
-    if isinstance(getattr(card, "total", None), dict):
-        return {str(k): int(v) for k, v in card.total.items()}
-    if hasattr(card, "cards"):
-        return {str(k): c.total for k, c in (card.cards.items() if isinstance(card.cards, dict)
-                                             else enumerate(card.cards))}
-    return {"": card.total}
+    result = scoring.game_module(game).score(state)
+    if hasattr(result, "totals"):
+        return {str(k): int(v) for k, v in result.totals.items()}
+    return {"": int(result.total)}
 
 
 def score_error(got: dict[str, int], want: dict[str, int]) -> int:
@@ -235,6 +266,7 @@ class PhotoResult:
     score_error: float | None
     ms: float
     problem: str = ""
+    counts: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -259,6 +291,17 @@ class BenchResult:
                 w[1] += total
         for kind, counts in whole.items():
             kinds.setdefault(kind, counts)
+        extra = {}
+        if self.game == "carcassonne":
+            c = {k: sum(p.counts.get(k, 0) for p in self.photos)
+                 for k in ("meeples_truth", "meeples_read", "meeples_found", "meeples_placed")}
+            precision = c["meeples_found"] / c["meeples_read"] if c["meeples_read"] else None
+            recall = c["meeples_found"] / c["meeples_truth"] if c["meeples_truth"] else None
+            f1 = 2 * precision * recall / (precision + recall) if precision and recall else 0.0
+            extra = {"meeple_precision": precision and round(precision, 4),
+                     "meeple_recall": recall and round(recall, 4), "meeple_f1": round(f1, 4),
+                     "meeple_feature_accuracy": round(c["meeples_placed"] / c["meeples_found"], 4)
+                     if c["meeples_found"] else None}
         ms = [p.ms for p in self.photos]
         errors = [p.score_error for p in self.photos if p.score_error is not None]
         rate = lambda xs: round(sum(xs) / n, 4) if n else None
@@ -273,6 +316,7 @@ class BenchResult:
             "mean_abs_score_error": round(statistics.fmean(errors), 3) if errors else None,
             "median_ms": round(float(np.median(ms)), 1) if ms else None,
             "p95_ms": round(float(np.percentile(ms, 95)), 1) if ms else None,
+            **extra,
             "peak_rss_mb": round(peak_rss_mb(), 1),
             **model_sizes(),
             **self.info,
@@ -340,6 +384,7 @@ def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, pro
             image=photo.name, found=found,
             elements=compare(game, truth_state, read_state),
             exact_state=same_state(game, truth_state, read_state),
+            counts=meeple_counts(truth_state, read_state) if game == "carcassonne" else {},
             exact_score=got == want,
             score_error=float(score_error(got, want)) if found else None,
             ms=ms, problem=problem))
@@ -362,7 +407,11 @@ def default_reader(game: str) -> Callable | None:
 def run(game: str, n: int = BENCH.n, seed: int = BENCH.seed, folder: str | Path | None = None,
         reader: Callable | None = None, workers: int = BENCH.workers, megapixels=BENCH.megapixels,
         split: str = BENCH.split, style: str | None = None, progress=None) -> BenchResult:
-    """Benchmark ``reader`` on ``n`` photos rendered from ``seed``, or on the photos in ``folder``."""
+    """Benchmark ``reader`` on ``n`` photos rendered from ``seed``, or on the photos in ``folder``.
+
+    ``workers`` rendering processes (0: render in this process, which then
+    counts the renderer's memory in ``peak_rss_mb`` too).
+    """
     reader = reader or default_reader(game)
     if reader is None:
         raise UserError(None, f"no {game} reader yet: nothing to benchmark")
@@ -372,7 +421,9 @@ def run(game: str, n: int = BENCH.n, seed: int = BENCH.seed, folder: str | Path 
     from vision.render import write_set
 
     with tempfile.TemporaryDirectory(prefix=f"scorelens-bench-{game}-") as tmp:
-        write_set(game, n, seed, tmp, workers=workers, megapixels=megapixels, split=split, style=style)
+        # rendered in worker processes (workers >= 1), so that peak_rss_mb is the reader's
+        write_set(game, n, seed, tmp, workers=workers, separate=True, megapixels=megapixels, split=split,
+                  style=style)
         pairs = load_truths(Path(tmp), game)
         result = bench_pairs(game, pairs, reader, progress)
     return _with_info(result, {"seed": seed, "megapixels": megapixels, "split": split, "style": style or "default"})
@@ -392,6 +443,9 @@ def render_text(summary: dict) -> str:
              f"  board found           {pct(summary['found_rate'])}"]
     for kind, acc in summary["element_accuracy"].items():
         lines.append(f"  {kind + ' accuracy':<22}{pct(acc)}  of {summary['elements'][kind]}")
+    for key in ("meeple_f1", "meeple_feature_accuracy"):
+        if key in summary:
+            lines.append(f"  {key.replace('_', ' '):<22}{pct(summary[key])}")
     err = summary["mean_abs_score_error"]
     lines += [f"  exact state           {pct(summary['exact_state_rate'])}",
               f"  exact score           {pct(summary['exact_score_rate'])}",

@@ -91,9 +91,23 @@ class Classifier:
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
         meta = self.session.get_modelmeta().custom_metadata_map
-        self.labels = tuple(json.loads(meta["labels"]))
-        self.size = int(meta["size"])
+        self.labels = tuple(json.loads(meta.get("labels", "[]")))
+        self.size = int(meta.get("size", 0))
+        self.heads = json.loads(meta["heads"]) if "heads" in meta else None   # head -> labels, several outputs
         self.input = self.session.get_inputs()[0].name
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        """The model's raw output for an input already prepared (a colour model's, a mask's)."""
+        return self.session.run(None, {self.input: np.ascontiguousarray(x, np.float32)})[0]
+
+    def predict_heads(self, x: np.ndarray) -> dict[str, Prediction]:
+        """For a model with several heads (``heads`` in its metadata, their logits side by side):
+        each head's prediction, for an input already prepared."""
+        logits, out, i = self.run(x), {}, 0
+        for head, labels in self.heads.items():
+            out[head] = Prediction(softmax(logits[:, i:i + len(labels)]), tuple(labels))
+            i += len(labels)
+        return out
 
     def predict(self, batch: np.ndarray) -> Prediction:
         """Classify ``(N, size, size)`` uint8 grey pieces."""

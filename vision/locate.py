@@ -39,7 +39,12 @@ class Locate:
     min_area: float = 0.02          # a candidate covers at least this fraction of the photo
     max_candidates: int = 12        # largest candidates kept for verification
     local_contrast: float = 12.0    # the page is this much brighter than its neighbourhood (8-bit levels)
-    min_score: float = 1.6          # line contrast needed to accept a sheet
+    coarse_min: float = 0.8         # line contrast of an outline worth checking closely
+    refine_top: int = 8             # the best few outlines are checked closely
+    min_score: float = 2.2          # line contrast on the rectified sheet needed to accept it, or:
+    grid_inliers: int = 40          # ... this many of the grid's 56 crossings found in place
+    grid_residual_mm: float = 0.3   # ... within this (median)
+    sure_score: float = 3.0         # a check scoring this ends the search
     corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
 
 
@@ -59,6 +64,7 @@ class Layout:
     height_mm: float
     lines: tuple[tuple[float, float, float, float], ...]
     rects: tuple[tuple[float, float, float, float], ...]
+    grid: object = None      # a geometry with grid_x, grid_y, cell_mm, rows, cols: refines doubtful finds
 
 
 @lru_cache(maxsize=None)
@@ -72,7 +78,7 @@ def avenue_layout(geometry: AvenueSheet = AVENUE) -> Layout:
         for bx0, by0, bx1, by1 in g.round_boxes(i).values():
             lines += [(bx0, by0, bx1, by0), (bx0, by1, bx1, by1), (bx0, by0, bx0, by1), (bx1, by0, bx1, by1)]
     return Layout("Avenue sheet", g.width_mm, g.height_mm, tuple(lines),
-                  rects=((0.0, 0.0, g.width_mm, g.height_mm), (x0, y0, x1, y1)))
+                  rects=((0.0, 0.0, g.width_mm, g.height_mm), (x0, y0, x1, y1)), grid=g)
 
 
 @dataclass(frozen=True)
@@ -95,19 +101,65 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
     layout = layout or avenue_layout()
     scale = min(1.0, params.work_long_side / max(image.shape[:2]))
     work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    gray = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    response = line_map(gray)
+    full = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # printed lines are thin: look for them at the photo's own resolution
+    response = line_map(full, 3, 1)
 
-    best = None
+    found = []
     for quad, rect in candidate_quads(work, layout, params):
-        for corners, s in _orientations(response, quad, rect, layout, params):
-            if best is None or s > best[1]:
-                best = (corners, s, quad, rect)
-    if best is None or best[1] < params.min_score:
+        for corners, s in _orientations(response, quad / scale, rect, layout, params):
+            found.append((s, corners, quad / scale, rect))
+    found.sort(key=lambda f: -f[0])
+    if layout.grid is None:        # no grid to check against: the outline's score decides
+        if not found or found[0][0] < params.min_score:
+            return None
+        s, corners, quad, rect = found[0]
+        return Located(corners.astype(np.float32), float(s), quad.astype(np.float32), rect)
+
+    # the best few, corrected by the printed grid and scored again on the rectified sheet
+    best = None
+    for s, corners, quad, rect in found[:params.refine_top]:
+        if s < params.coarse_min:
+            break
+        refined = refine_find(full, corners, layout)
+        if refined is None:
+            continue
+        s2, corners2, inliers, residual = refined
+        if s2 < params.min_score and (inliers < params.grid_inliers or residual > params.grid_residual_mm):
+            continue
+        s2 = max(s2, params.min_score)      # a blurred sheet whose grid is plainly there
+        if best is None or s2 > best[0]:
+            best = (s2, corners2, quad, rect)
+        if s2 >= params.sure_score:
+            break
+    if best is None or best[0] < params.min_score:
         return None
-    corners, s, quad, rect = best
-    return Located((corners / scale).astype(np.float32), float(s),
-                   (quad / scale).astype(np.float32), rect)
+    s, corners, quad, rect = best
+    return Located(corners.astype(np.float32), float(s), quad.astype(np.float32), rect)
+
+
+def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm: float = 3.0):
+    """Correct a find by the printed grid (see :mod:`vision.rectify`) and score it
+    on the rectified sheet: ``(score, corners)``, or None where no grid is found."""
+    from vision.rectify import Rectify, corners_homography, refine_by_grid, warp
+
+    params = Rectify(px_per_mm=px_per_mm)
+    h = corners_homography(corners, layout.width_mm, layout.height_mm)
+    for _ in range(2):
+        rect = warp(gray, h, layout.width_mm, layout.height_mm, px_per_mm)
+        found = refine_by_grid(rect, layout.grid, params)
+        if found is None:
+            return None
+        h = h @ found[0]
+        inliers, residual = found[1], found[2]
+        if residual < 0.3 and np.abs(found[0] - np.eye(3)).max() < 2e-3:
+            break
+    rect = warp(gray, h, layout.width_mm, layout.height_mm, px_per_mm)
+    width = max(3, int(round(1.5 * px_per_mm)) | 1)
+    to_px = np.array([[px_per_mm, 0, -0.5], [0, px_per_mm, -0.5], [0, 0, 1]])
+    score = line_score(line_map(rect, width, 1), to_px, layout)
+    sheet = _rect_corners((0, 0, layout.width_mm, layout.height_mm))
+    return score, cv2.perspectiveTransform(sheet[None], h)[0], inliers, residual
 
 
 # ---------------------------------------------------------------------------
@@ -160,15 +212,30 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
         contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
         contours = [c for c in contours if cv2.contourArea(c) >= min_area]
         contours.sort(key=cv2.contourArea, reverse=True)
-        for c in contours[:params.max_candidates]:
+        for n, c in enumerate(contours[:params.max_candidates]):
             quad = fit_quad(c)
             if quad is None or cv2.contourArea(quad) < min_area:
                 continue
             if params.corner_refine:
                 quad = refine_corners(quad, c)
             rects = (grid_rect,) if kind == "ink" else (page_rect, grid_rect)
-            found += [(quad, rect) for rect in rects]
+            quads = [quad] + (completions(quad) if kind != "ink" and n < 3 else [])
+            found += [(q, rect) for q in quads for rect in rects]
     return _dedupe(found)
+
+
+def completions(quad: np.ndarray) -> list[np.ndarray]:
+    """The quad with each corner in turn replaced by the parallelogram of the other three.
+
+    For an outline with one corner spoiled (merged with something touching
+    the sheet, or cut off by a shadow): the grid check corrects the rest.
+    """
+    out = []
+    for i in range(4):
+        q = quad.copy()
+        q[i] = quad[i - 1] + quad[(i + 1) % 4] - quad[(i + 2) % 4]
+        out.append(q)
+    return out
 
 
 def whiteness(image: np.ndarray) -> np.ndarray:
@@ -181,7 +248,7 @@ def whiteness(image: np.ndarray) -> np.ndarray:
     return np.clip(2 * lo - hi, 0, 255).astype(np.uint8)
 
 
-def _dedupe(found, tol: float = 3.0):
+def _dedupe(found, tol: float = 6.0):
     out = []
     for quad, rect in found:
         if any(rect == r and np.abs(quad - q).max() < tol for q, r in out):
@@ -294,12 +361,14 @@ def _orientations(response, quad, rect, layout: Layout, params: Locate):
 
 @lru_cache(maxsize=None)
 def layout_samples(layout: Layout, step_mm: float = 1.0, clear_mm: float = 3.0):
-    """Sample points (mm) on the layout's printed lines, and in the printed area clear of them."""
-    on = []
-    for x0, y0, x1, y1 in layout.lines:
+    """Sample points (mm) on the layout's printed lines, the line each is on, and
+    points in the printed area clear of every line."""
+    on, which = [], []
+    for i, (x0, y0, x1, y1) in enumerate(layout.lines):
         n = max(2, int(np.hypot(x1 - x0, y1 - y0) / step_mm) + 1)
         t = np.linspace(0, 1, n)[:, None]
         on.append(np.hstack([x0 + (x1 - x0) * t, y0 + (y1 - y0) * t]))
+        which += [i] * n
     on = np.vstack(on)
     x0, y0, x1, y1 = layout.rects[-1]
     xx, yy = np.meshgrid(np.arange(x0 + 1, x1, 2 * step_mm), np.arange(y0 + 1, y1, 2 * step_mm))
@@ -312,7 +381,7 @@ def layout_samples(layout: Layout, step_mm: float = 1.0, clear_mm: float = 3.0):
     dist = cv2.distanceTransform(raster, cv2.DIST_L2, 3) / s
     gi = np.clip((grid * s).astype(int), 0, [raster.shape[1] - 1, raster.shape[0] - 1])
     off = grid[dist[gi[:, 1], gi[:, 0]] >= clear_mm]
-    return on.astype(np.float32), off.astype(np.float32)
+    return on.astype(np.float32), np.array(which), off.astype(np.float32)
 
 
 def line_response(gray: np.ndarray, width_px: int = 5) -> np.ndarray:
@@ -334,13 +403,15 @@ def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
                params: Locate = LOCATE) -> float:
     """How strongly the layout's printed lines show where ``h_mm_to_img`` puts them.
 
-    ``response`` is the photo's :func:`line_map`. The score is the ratio of
-    the mean response on the expected lines to that over the rest of the
-    printed area: about 1 for anything that is not the sheet, several times
-    that for the sheet in the right rotation. A sheet reaching out of the
-    photo scores 0: the one photographed lies wholly inside it.
+    ``response`` is the photo's :func:`line_map`. Each printed line's mean
+    response is compared with the mean over the printed area clear of lines;
+    the score is that ratio for the weaker lines (the 25th percentile), so
+    that every line must be there: about 1 for anything that is not the
+    sheet (a card with a few stripes included), several times that for the
+    sheet in the right rotation. A sheet reaching out of the photo scores 0:
+    the one photographed lies wholly inside it.
     """
-    on, off = layout_samples(layout)
+    on, which, off = layout_samples(layout)
     h, w = response.shape
     pts = cv2.perspectiveTransform(np.vstack([on, off])[None], h_mm_to_img)[0]
     if not np.isfinite(pts).all():
@@ -351,6 +422,6 @@ def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
         return 0.0
     xi, yi = np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1)
     values = response[yi, xi].astype(np.float32)
-    on_mean = float(values[:len(on)].mean())
+    per_line = np.bincount(which, values[:len(on)]) / np.bincount(which)
     off_mean = float(values[len(on):].mean())
-    return on_mean / (off_mean + 2.0)
+    return float(np.percentile(per_line, 25)) / (off_mean + 2.0)

@@ -464,6 +464,15 @@ def _expand(name: str, names: set[str]) -> list[str]:
     return parts
 
 
+def _placed(name: str, value: Any) -> Any:
+    """A Carcassonne tile's value with its square: :func:`elements` lists a tile
+    without ``x`` and ``y``, and the state needs them."""
+    if name.startswith("tile:") and isinstance(value, dict):
+        x, y = (int(v) for v in name.split(":", 1)[1].split(","))
+        return {**value, "x": x, "y": y}
+    return value
+
+
 @dataclass
 class Review:
     """One board under review: the reader's state, the corrected state, the
@@ -475,7 +484,7 @@ class Review:
 
     game: str
     data: dict
-    read: dict = None                              # the reader's state (JSON form)
+    read: dict | None = None                       # the reader's state (JSON form); None: as data
     confidences: dict[str, float] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
     photo: Path | None = None
@@ -539,14 +548,12 @@ class Review:
             else:
                 if not isinstance(element, str):
                     raise StateError("element", "missing element name")
-                old = get_element(self.data, element)
-                new_data = set_element(self.data, element, value)
+                old = elements(self.data).get(element, get_element(self.data, element))
+                new_data = set_element(self.data, element, _placed(element, value))
                 entry = {"element": element}
             try:
                 state = self.module.from_dict(new_data)
-            except StateError as e:
-                raise StateError(element or field_name, f"cannot be {json.dumps(value)}: {e}") from None
-            except (KeyError, TypeError, ValueError) as e:
+            except (StateError, KeyError, TypeError, ValueError) as e:
                 raise StateError(element or field_name, f"cannot be {json.dumps(value)}: {e}") from None
             if old == value:
                 return self.view()
@@ -564,7 +571,7 @@ class Review:
             if "field" in last:
                 self.data = {**self.data, last["field"]: last["old"]}
             else:
-                self.data = set_element(self.data, last["element"], last["old"])
+                self.data = set_element(self.data, last["element"], _placed(last["element"], last["old"]))
             self.data = self.module.to_dict(self.module.from_dict(self.data))
             return self.view()
 
@@ -749,7 +756,7 @@ class StoredReview(Review):
         if "field" in entry:
             self.store.correct(self.hash, None, value, self.who, field=entry["field"])
         else:
-            self.store.correct(self.hash, entry["element"], value, self.who)
+            self.store.correct(self.hash, entry["element"], _placed(entry["element"], value), self.who)
 
     def edit(self, element=None, value=None, field_name=None) -> dict:
         before = len(self.history)

@@ -79,7 +79,7 @@ def render_jpeg(game: str, seed: int, megapixels=None, style: str | None = None,
     camera = draw_camera(rng, board_mm, CAMERA,
                          megapixels=CAMERA.megapixels if megapixels is None else megapixels, **options)
     ppm = float(np.clip(round(camera.px_per_mm() * 2) / 2, MIN_PPM, MAX_PPM))
-    board = mod.draw_board(state, rng, ppm, style=style, split=split)
+    board, boxes = mod.draw_board(state, rng, ppm, style=style, split=split)
     others = mod.neighbours(rng, style=style)
     photo, corners, _ = photograph(board, rng, camera=camera, others=others)
     data = encode_jpeg(photo, camera.jpeg_quality)
@@ -89,7 +89,7 @@ def render_jpeg(game: str, seed: int, megapixels=None, style: str | None = None,
         "seed": int(seed),
         "state": module.to_dict(state),
         "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
-        "elements": project_boxes(camera.homography_mm, mod.element_boxes(state)),
+        "elements": project_boxes(camera.homography_mm, boxes),
         "camera": camera.to_dict() | {"px_per_mm_drawn": ppm, "style": style or "default", "split": split},
         "size": [camera.width, camera.height],
     }
@@ -134,12 +134,15 @@ def _write_photo_task(args):
     return write_photo(game, seed, index, out, **options)
 
 
-def write_set(game: str, n: int, seed: int, out, workers: int = 1, progress=None, **options) -> list[str]:
+def write_set(game: str, n: int, seed: int, out, workers: int = 1, progress=None, separate: bool = False,
+              **options) -> list[str]:
     """Render ``n`` photos of ``game`` from ``seed`` into folder ``out`` (created if needed).
 
     Each photo depends only on its own seed, so ``workers`` (processes) do not
-    change a byte. ``progress(done, n)`` is called after each photo. Returns
-    the photo file names in order.
+    change a byte. With one worker the photos are drawn in this process,
+    unless ``separate`` (the benchmark keeps the renderer's memory out of its
+    own). ``progress(done, n)`` is called after each photo. Returns the photo
+    file names in order.
     """
     from pathlib import Path
 
@@ -147,7 +150,7 @@ def write_set(game: str, n: int, seed: int, out, workers: int = 1, progress=None
     Path(out).mkdir(parents=True, exist_ok=True)
     tasks = [(game, int(seed), i, str(out), options) for i in range(n)]
     names = []
-    if workers <= 1 or n <= 1:
+    if workers < 1 or (workers == 1 and not separate):
         for task in tasks:
             names.append(_write_photo_task(task))
             if progress:
@@ -156,9 +159,50 @@ def write_set(game: str, n: int, seed: int, out, workers: int = 1, progress=None
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, min(workers, n)),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         for name in pool.map(_write_photo_task, tasks):
             names.append(name)
             if progress:
                 progress(len(names), n)
     return names
+
+
+def contact_sheet(path, seed: int = 0, per_game: int = 4, cell: tuple[int, int] = (480, 360),
+                  quality: int = 82) -> None:
+    """A montage of ``per_game`` photos of each game (rows: Avenue, Agricola, Carcassonne), for the README.
+
+    Each photo is cropped to the cell's aspect around its board and scaled down.
+    """
+    import cv2
+
+    rows = []
+    for game in ("avenue", "agricola", "carcassonne"):
+        row = []
+        for i in range(per_game):
+            photo, truth = render(game, photo_seed(seed, i), megapixels=4.0)
+            row.append(_cell(photo, np.array(truth["corners"]), cell, game))
+        rows.append(np.hstack(row))
+    cv2.imwrite(str(path), np.vstack(rows), [cv2.IMWRITE_JPEG_QUALITY, quality])
+
+
+def _cell(photo: np.ndarray, corners: np.ndarray, cell: tuple[int, int], label: str) -> np.ndarray:
+    import cv2
+
+    h, w = photo.shape[:2]
+    cw, ch = cell
+    lo, hi = corners.min(0), corners.max(0)
+    # the smallest window of the cell's aspect that holds the board (with a margin), within the photo
+    need = (hi - lo) * 1.15
+    win_w = min(w, max(need[0], need[1] * cw / ch))
+    win_h = min(h, win_w * ch / cw)
+    win_w = win_h * cw / ch
+    cx, cy = (lo + hi) / 2
+    x0 = int(np.clip(cx - win_w / 2, 0, w - win_w))
+    y0 = int(np.clip(cy - win_h / 2, 0, h - win_h))
+    crop = photo[y0:y0 + int(win_h), x0:x0 + int(win_w)]
+    out = cv2.resize(crop, (cw, ch), interpolation=cv2.INTER_AREA)
+    cv2.putText(out, label, (8, ch - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 3, cv2.LINE_AA)
+    cv2.putText(out, label, (8, ch - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 1, cv2.LINE_AA)
+    cv2.rectangle(out, (0, 0), (cw - 1, ch - 1), (255, 255, 255), 2)
+    return out

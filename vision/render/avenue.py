@@ -31,7 +31,6 @@ True
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 
 import cv2
@@ -41,6 +40,7 @@ from scoring import avenue
 from scoring.avenue import COLS, FARM_LETTERS, OPPOSITE, ROUNDS, ROWS, SEGMENT_EDGES, SEGMENTS, STEPS
 from vision.geometry import AVENUE
 
+from .draw import Canvas
 from .handwriting import Hand, random_hand, write
 
 BOARD_MM = (AVENUE.width_mm, AVENUE.height_mm)
@@ -297,59 +297,6 @@ def random_pen(rng: np.random.Generator) -> Pen:
     return Pen(kind, colour, float(rng.uniform(*_PEN_WIDTH[kind])), float(rng.uniform(*_PEN_OPACITY[kind])))
 
 
-# ---------------------------------------------------------------------------
-# Drawing helpers: millimetres to fixed-point pixels.
-
-class _Canvas:
-    """A drawing surface at ``ppm`` pixels per millimetre (pixel centres at (i + 0.5) / ppm mm)."""
-
-    SHIFT = 4
-
-    def __init__(self, img: np.ndarray, ppm: float):
-        self.img, self.ppm = img, ppm
-
-    def p(self, pts) -> np.ndarray:
-        a = (np.asarray(pts, np.float64) * self.ppm - 0.5) * (1 << self.SHIFT)
-        return np.round(a).astype(np.int32)
-
-    def t(self, mm: float) -> int:
-        return max(1, int(round(mm * self.ppm)))
-
-    def colour(self, bgr) -> tuple:
-        if self.img.ndim == 2:
-            return int(bgr)
-        return tuple(int(round(c * 255)) for c in bgr)
-
-    def line(self, a, b, colour, width_mm):
-        pa, pb = self.p(a), self.p(b)
-        cv2.line(self.img, tuple(pa), tuple(pb), self.colour(colour), self.t(width_mm), cv2.LINE_AA, self.SHIFT)
-
-    def poly(self, pts, colour, width_mm=None, closed=True):
-        q = self.p(pts).reshape(-1, 1, 2)
-        if width_mm is None:
-            cv2.fillPoly(self.img, [q], self.colour(colour), cv2.LINE_AA, self.SHIFT)
-        else:
-            cv2.polylines(self.img, [q], closed, self.colour(colour), self.t(width_mm), cv2.LINE_AA, self.SHIFT)
-
-    def circle(self, c, r_mm, colour, width_mm=None):
-        thick = -1 if width_mm is None else self.t(width_mm)
-        cv2.circle(self.img, tuple(self.p(c)), int(round(r_mm * self.ppm * (1 << self.SHIFT))),
-                   self.colour(colour), thick, cv2.LINE_AA, self.SHIFT)
-
-    def rect(self, box, colour, width_mm=None):
-        x0, y0, x1, y1 = box
-        self.poly([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], colour, width_mm)
-
-    def text(self, s, org_mm, height_mm, colour, font=cv2.FONT_HERSHEY_DUPLEX, weight_mm=0.35, centre=False):
-        scale = height_mm * self.ppm / 22.0
-        thick = self.t(weight_mm)
-        (w, h), _ = cv2.getTextSize(s, font, scale, thick)
-        x, y = org_mm[0] * self.ppm, org_mm[1] * self.ppm
-        if centre:
-            x, y = x - w / 2, y + h / 2
-        cv2.putText(self.img, s, (int(round(x)), int(round(y))), font, scale, self.colour(colour), thick, cv2.LINE_AA)
-
-
 def _segment_path(segment: str, box, shape: float = 1.0, n: int = 24) -> np.ndarray:
     """The path of ``segment`` across the cell ``box``, from one edge midpoint to the other.
 
@@ -373,7 +320,7 @@ def _segment_path(segment: str, box, shape: float = 1.0, n: int = 24) -> np.ndar
 # ---------------------------------------------------------------------------
 # The printed sheet.
 
-def _grape_bunch(cv: _Canvas, centre, size, colour, style: SheetStyle):
+def _grape_bunch(cv: Canvas, centre, size, colour, style: SheetStyle):
     x, y = centre
     r = size * 0.17
     dark = tuple(c * 0.6 for c in colour)
@@ -392,7 +339,7 @@ def _grape_bunch(cv: _Canvas, centre, size, colour, style: SheetStyle):
     cv.line((x, y - 2.9 * r), (x - 0.6 * r, y - 4.0 * r), (0.2, 0.35, 0.45), 0.25)
 
 
-def _farm_icon(cv: _Canvas, box, letter, style: SheetStyle):
+def _farm_icon(cv: Canvas, box, letter, style: SheetStyle):
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     col = style.farm_colour
@@ -413,7 +360,7 @@ def _farm_icon(cv: _Canvas, box, letter, style: SheetStyle):
     cv.text(letter, (x0 + 6, y0 + 6), 5.0, col, style.font, 0.4, centre=True)
 
 
-def _castle_icon(cv: _Canvas, box, colour, style: SheetStyle, small=False):
+def _castle_icon(cv: Canvas, box, colour, style: SheetStyle, small=False):
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     k = 0.45 if small else 1.0
@@ -440,7 +387,7 @@ def draw_printed(template: avenue.Template, style: SheetStyle, px_per_mm: float,
     W, H = int(round(AVENUE.width_mm * px_per_mm)), int(round(AVENUE.height_mm * px_per_mm))
     img = np.empty((H, W, 3), np.uint8)
     img[:] = [int(c * 255) for c in style.paper]
-    cv = _Canvas(img, px_per_mm)
+    cv = Canvas(img, px_per_mm)
     g = AVENUE
 
     # pale printed fields under the grid
@@ -520,7 +467,7 @@ def draw_printed(template: avenue.Template, style: SheetStyle, px_per_mm: float,
     return img
 
 
-def _print_line(cv: _Canvas, a, b, style: SheetStyle):
+def _print_line(cv: Canvas, a, b, style: SheetStyle):
     if not style.dashed:
         cv.line(a, b, style.line, style.line_mm)
         return
@@ -753,7 +700,7 @@ def draw_sheet(sheet: avenue.Sheet, rng: np.random.Generator, px_per_mm: float =
     (``"train"`` or ``"test"``, see :mod:`vision.render.handwriting`).
     """
     if not isinstance(style, SheetStyle):
-        style = random_style(rng, style or "classic")
+        style = random_style(rng, "unseen" if style == "unseen" else "classic")
     player = player or random_player(rng, split)
     printed = draw_printed(sheet.template, style, px_per_mm, rng)
     img = printed.astype(np.float32) / 255.0
@@ -777,9 +724,9 @@ def draw_sheet(sheet: avenue.Sheet, rng: np.random.Generator, px_per_mm: float =
 
 
 def draw_board(sheet: avenue.Sheet, rng: np.random.Generator, px_per_mm: float,
-               style: str | None = None, split: str = "train") -> np.ndarray:
-    """The renderer's common name for :func:`draw_sheet`."""
-    return draw_sheet(sheet, rng, px_per_mm, style=style, split=split)
+               style: str | None = None, split: str = "train") -> tuple[np.ndarray, dict]:
+    """The flat sheet (:func:`draw_sheet`) and every element's box in millimetres."""
+    return draw_sheet(sheet, rng, px_per_mm, style=style, split=split), element_boxes(sheet)
 
 
 def neighbours(rng: np.random.Generator, style: str | None = None) -> list[np.ndarray]:

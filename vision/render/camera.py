@@ -77,7 +77,7 @@ class CameraRanges:
 
 CAMERA = CameraRanges()
 
-TABLES = ("wood", "wood", "brick", "grass", "gravel", "moon", "felt", "plain", "cloth")
+TABLES = ("wood", "wood", "brick", "grass", "gravel", "felt", "plain", "cloth")
 """The table textures, drawn with equal chance (wood twice as often)."""
 
 
@@ -262,34 +262,38 @@ def _random_colour(rng: np.random.Generator, lo: float = 0.15, hi: float = 0.85)
     return rng.uniform(lo, hi, 3).astype(np.float32)
 
 
-def table_texture(name: str, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-    """A table top of ``shape = (height, width)`` pixels, float32 BGR in 0..1."""
+def table_texture(name: str, rng: np.random.Generator, shape: tuple[int, int],
+                  px_per_mm: float = 1.0) -> np.ndarray:
+    """A table top of ``shape = (height, width)`` pixels at ``px_per_mm``, float32 BGR in 0..1."""
     h, w = shape
+    mm = px_per_mm
     if name == "wood":
         base = np.float32([rng.uniform(0.15, 0.45), rng.uniform(0.3, 0.6), rng.uniform(0.45, 0.85)])  # BGR
         angle = rng.uniform(0, np.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         across = xx * math.cos(angle) + yy * math.sin(angle)
-        warp = _smooth_noise(rng, shape, (4, 4)) * rng.uniform(20, 80)
-        period = rng.uniform(6, 30) * max(h, w) / 1000
+        warp = _smooth_noise(rng, shape, (4, 4)) * rng.uniform(10, 40) * mm
+        period = rng.uniform(3, 12) * mm
         grain = 0.5 + 0.5 * np.sin((across + warp) * (2 * np.pi / period))
         fine = _smooth_noise(rng, shape, (max(2, h // 3), max(2, w // 40)))
         if abs(math.cos(angle)) > 0.7:      # fine streaks run along the grain
             fine = _smooth_noise(rng, shape, (max(2, h // 40), max(2, w // 3)))
         shade = 0.75 + 0.2 * grain + 0.12 * fine
         # planks
-        plank = max(h, w) / rng.uniform(2.5, 6)
-        seam = np.abs(((across + plank / 2) % plank) - plank / 2) < 1.5
+        plank = rng.uniform(90, 220) * mm
+        seam = np.abs(((across + plank / 2) % plank) - plank / 2) < max(1.0, 0.6 * mm)
         shade = np.where(seam, shade * 0.55, shade)
         return (shade[:, :, None] * base).astype(np.float32)
-    if name in ("brick", "grass", "gravel", "moon"):
+    if name in ("brick", "grass", "gravel"):
         tex = _texture(name)
-        th, tw = tex.shape[:2]
-        k = rng.uniform(1.0, 2.5) * max(h / th, w / tw)
-        crop = cv2.resize(tex, (int(tw * k) + 1, int(th * k) + 1), interpolation=cv2.INTER_LINEAR)
-        y0 = int(rng.integers(0, crop.shape[0] - h + 1))
-        x0 = int(rng.integers(0, crop.shape[1] - w + 1))
-        out = crop[y0:y0 + h, x0:x0 + w]
+        # the sample shows 150-400 mm of table top; mirrored copies tile it without seams
+        side = max(8, int(rng.uniform(150, 400) * mm))
+        tile = cv2.resize(tex, (side, side), interpolation=cv2.INTER_AREA if side < tex.shape[0] else cv2.INTER_LINEAR)
+        block = np.vstack([np.hstack([tile, tile[:, ::-1]]), np.hstack([tile[::-1], tile[::-1, ::-1]])])
+        reps = (h // (2 * side) + 2, w // (2 * side) + 2, 1)
+        big = np.tile(block, reps)
+        y0, x0 = int(rng.integers(0, 2 * side)), int(rng.integers(0, 2 * side))
+        out = big[y0:y0 + h, x0:x0 + w]
         tint = _random_colour(rng, 0.35, 1.0)        # grey samples get a colour
         out = out * tint * rng.uniform(0.8, 1.3)
         return np.ascontiguousarray(out, np.float32)
@@ -301,7 +305,7 @@ def table_texture(name: str, rng: np.random.Generator, shape: tuple[int, int]) -
     if name == "cloth":
         a = _random_colour(rng, 0.3, 0.9)
         b = a * rng.uniform(0.55, 0.8)
-        period = max(h, w) / rng.uniform(6, 25)
+        period = rng.uniform(15, 60) * mm
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         check = ((np.floor(xx / period) + np.floor(yy / period)) % 2)[:, :, None]
         weave = 0.92 + 0.08 * np.sin(xx * 1.7)[:, :, None] * np.sin(yy * 1.7)[:, :, None]
@@ -460,11 +464,11 @@ def _generic_board(rng: np.random.Generator, size: int = 400) -> np.ndarray:
 def draw_table(cam: Camera, rng: np.random.Generator, shape: tuple[int, int], board_poly: np.ndarray,
                ranges: CameraRanges = CAMERA, others: list[np.ndarray] = ()) -> np.ndarray:
     """The table with its clutter at working scale ``shape``; ``board_poly`` in the same pixels."""
-    canvas = table_texture(cam.table, rng, shape)
     h, w = shape
     # millimetres -> working pixels, from the board's size in the picture
     side = np.linalg.norm(board_poly[1] - board_poly[0])
     scale = side / cam.board_mm[0]
+    canvas = table_texture(cam.table, rng, shape, scale)
 
     others = list(others)
     if rng.random() < ranges.other_board_p:
@@ -550,6 +554,9 @@ def photograph(board: np.ndarray, rng: np.random.Generator, camera: Camera | Non
                others: list[np.ndarray] = (), **fixed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Photograph the flat ``board`` (BGR uint8, the board exactly filling it) on a table.
 
+    A BGRA board is laid through its alpha channel: the table shows through
+    its holes (a Carcassonne layout).
+
     Returns ``(photo, corners, homography)``: the photo (BGR uint8, not yet
     JPEG-compressed; see :func:`encode_jpeg` and ``camera.jpeg_quality``),
     the board's corners in it (``(4, 2)`` float32, TL TR BR BL) and the 3x3
@@ -578,17 +585,28 @@ def photograph(board: np.ndarray, rng: np.random.Generator, camera: Camera | Non
     ws = (max(2, int(round(Hh * k))), max(2, int(round(W * k))))
     poly_small = corners * k
     table = draw_table(cam, local, ws, poly_small, ranges, others)
-    shadow = np.zeros(ws, np.uint8)
     drop = _u(local, ranges.drop_shadow)
     off = local.uniform(-1, 1, 2) * 0.006 * max(ws)
-    cv2.fillConvexPoly(shadow, np.round((poly_small + off) * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+    if board.shape[2] == 4:             # a board with holes (a tile layout): its shadow follows them
+        Hs = np.array([[1, 0, off[0]], [0, 1, off[1]], [0, 0, 1]]) @ np.diag([k, k, 1.0]) @ H
+        shadow = cv2.warpPerspective(board[:, :, 3], Hs, (ws[1], ws[0]), flags=cv2.INTER_AREA)
+    else:
+        shadow = np.zeros(ws, np.uint8)
+        cv2.fillConvexPoly(shadow, np.round((poly_small + off) * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 0.004 * max(ws) + 0.5).astype(np.float32) / 255
     table *= (1 - drop * shadow)[:, :, None]
     table8 = np.clip(table * 255 + 0.5, 0, 255).astype(np.uint8)
     photo = cv2.resize(table8, (W, Hh), interpolation=cv2.INTER_LINEAR)
 
-    # 2. the board
-    cv2.warpPerspective(board, H, (W, Hh), dst=photo, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
+    # 2. the board (through its alpha channel, if it has one)
+    if board.shape[2] == 4:
+        warped = cv2.warpPerspective(board, H, (W, Hh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        alpha = warped[:, :, 3:4].astype(np.float32) * (1 / 255.0)
+        photo = (warped[:, :, :3] * alpha + photo * (1 - alpha) + 0.5).astype(np.uint8)
+        del warped, alpha
+    else:
+        cv2.warpPerspective(board, H, (W, Hh), dst=photo, flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_TRANSPARENT)
 
     # 3. lens: defocus and motion blur (on 8 bits: the light fields below are smooth, so the
     #    order does not matter, and blurring bytes is several times faster than floats)

@@ -1,0 +1,140 @@
+"""The Avenue reader end to end: shipped models, sample photos, the command line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring import avenue
+from vision.read import read_photo
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "samples").glob("avenue-photo-*.jpg"))
+MODELS = ROOT / "models"
+
+#: Accuracy floors on a small seeded set of flat sheets in held-out handwriting;
+#: the benchmark figures are in the model cards.
+FLOORS = {"avenue-cells": 0.985, "avenue-column": 0.95}
+
+
+def test_models_are_small():
+    total = sum((MODELS / f"{name}.onnx").stat().st_size for name in FLOORS)
+    assert total <= 2 * 2**20
+
+
+@pytest.fixture(scope="module")
+def seeded_pieces():
+    """Pieces cut from 8 jittered flat sheets, handwriting from the held-out split."""
+    from vision.render import avenue as draw
+    from vision.train import jitter_sheet, random_rounds, sheet_labels
+    from vision.cells import cut_cells, cut_column
+
+    rng = np.random.default_rng(12345)
+    cells, cell_y, column, column_y = [], [], [], []
+    for _ in range(8):
+        sheet = draw.random_state(rng)
+        sheet = avenue.Sheet(sheet.template, sheet.roads, random_rounds(rng))
+        img = jitter_sheet(draw.draw_sheet(sheet, rng, px_per_mm=4.0, split="test"), rng, 4.0)
+        yc, yk = sheet_labels(sheet)
+        cells.append(cut_cells(img, 4.0))
+        column.append(cut_column(img, 4.0))
+        cell_y += yc
+        column_y += yk
+    return {"avenue-cells": (np.concatenate(cells), np.array(cell_y)),
+            "avenue-column": (np.concatenate(column), np.array(column_y))}
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_model_accuracy_floor(name, seeded_pieces):
+    from vision.classify import classifier
+
+    pieces, labels = seeded_pieces[name]
+    pred = classifier(name).predict(pieces)
+    accuracy = float((pred.probs.argmax(axis=1) == labels).mean())
+    assert accuracy >= FLOORS[name], f"{name}: {accuracy:.4f} < {FLOORS[name]}"
+
+
+def test_there_are_samples():
+    assert len(SAMPLES) >= 3
+    for photo in SAMPLES:
+        assert photo.stat().st_size < 2**20
+        assert photo.with_suffix(".json").exists()
+
+
+@pytest.mark.parametrize("photo", SAMPLES, ids=lambda p: p.name)
+def test_sample_reads_right(photo):
+    truth = json.loads(photo.with_suffix(".json").read_text())
+    reading = read_photo(photo, "avenue", use_saved=False)
+    assert avenue.to_dict(reading.state) == truth["state"]
+    assert reading.card.total == truth["expected"]["total"]
+    assert np.abs(reading.corners - np.float32(truth["corners"])).max() < 15
+    assert set(reading.confidences) >= {f"cell:{r},{c}" for r in range(6) for c in range(7)}
+    assert all(0 <= v <= 1 for v in reading.confidences.values())
+    json.dumps(reading.to_dict())
+
+
+def test_debug_output(tmp_path):
+    photo = SAMPLES[0]
+    read_photo(photo, "avenue", debug=tmp_path, use_saved=False)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    stem = photo.stem
+    assert written == [f"{stem}.located.jpg", f"{stem}.reading.json", f"{stem}.rectified.png"]
+    rectified = cv2.imread(str(tmp_path / f"{stem}.rectified.png"))
+    assert rectified.shape[:2] == (592, 840)
+
+
+# ---------------------------------------------------------------------------
+# The command line: bad photos are one line and exit status 2; the others are still read.
+
+def scorelens(*args):
+    return subprocess.run([sys.executable, "-m", "vision.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def bad_photos(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad")
+    (d / "notes.jpg").write_text("this is a shopping list, not a photo\n")
+    good = SAMPLES[0].read_bytes()
+    (d / "cut.jpg").write_bytes(good[: len(good) // 2])
+    cv2.imwrite(str(d / "dot.png"), np.zeros((1, 1, 3), np.uint8))
+    from vision.render.camera import table_texture
+
+    table = table_texture("wood", np.random.default_rng(2), (1200, 1600))
+    cv2.imwrite(str(d / "table.jpg"), np.clip(table * 255, 0, 255).astype(np.uint8))
+    return d
+
+
+@pytest.mark.parametrize("name,message", [
+    ("notes.jpg", "notes.jpg: not an image"),
+    ("cut.jpg", "cut.jpg: truncated JPEG"),
+    ("dot.png", "dot.png: image too small to read (1x1 pixels"),
+    ("table.jpg", "no Avenue sheet found in "),
+])
+def test_bad_photo_is_one_line(bad_photos, name, message):
+    result = scorelens("read", bad_photos / name)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_other_photos_still_read(bad_photos):
+    result = scorelens("read", bad_photos / "notes.jpg", SAMPLES[0], "--json")
+    assert result.returncode == 2
+    assert "notes.jpg: not an image" in result.stderr
+    out = json.loads(result.stdout)
+    assert len(out) == 1 and out[0]["source"] == str(SAMPLES[0])
+    assert set(out[0]) >= {"state", "confidences", "flags", "score", "findings"}
+
+
+def test_readable_card():
+    result = scorelens("read", SAMPLES[1])
+    assert result.returncode == 0, result.stderr
+    truth = json.loads(SAMPLES[1].with_suffix(".json").read_text())
+    assert f"total" in result.stdout and str(truth["expected"]["total"]) in result.stdout
+    assert "round 1:" in result.stdout

@@ -1,0 +1,123 @@
+"""The reader's stages on their own: decode, locate, rectify, cut, assemble.
+
+The sheets here are drawn by the renderer flat and then photographed with a
+simple perspective warp onto a textured table, so each stage can be checked
+against exact corners.
+"""
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring import avenue
+from vision import UserError
+from vision.assemble import assemble_avenue
+from vision.cells import cut_cells, cut_column
+from vision.geometry import AVENUE
+from vision.locate import locate_sheet, order_clockwise
+from vision.photo import decode_bytes, jpeg_info
+from vision.rectify import corners_homography, grid_intersections, rectify_sheet
+
+
+def flat_sheet(seed=0, ppm=6.0):
+    from vision.render import avenue as draw
+
+    rng = np.random.default_rng(seed)
+    return draw.draw_sheet(draw.random_state(rng), rng, px_per_mm=ppm)
+
+
+def photograph(flat, corners, size=(1600, 1200), seed=0):
+    """Warp a flat sheet onto a wood-like table at ``corners`` (TL TR BR BL of the sheet)."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    table = cv2.resize((rng.random((h // 50, w // 50, 3)) * 90 + 60).astype(np.uint8), size,
+                       interpolation=cv2.INTER_CUBIC)
+    table[..., 2] = np.clip(table[..., 2].astype(int) + 60, 0, 255)
+    fh, fw = flat.shape[:2]
+    src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+    H = cv2.getPerspectiveTransform(src, np.float32(corners))
+    cv2.warpPerspective(flat, H, size, dst=table, borderMode=cv2.BORDER_TRANSPARENT)
+    return cv2.GaussianBlur(table, (3, 3), 0.8)
+
+
+def sheet_corners(angle_deg, centre=(800, 600), width=900, squeeze=0.85):
+    """Corners of a sheet rotated by ``angle_deg``, its far side squeezed (perspective)."""
+    h = width * AVENUE.height_mm / AVENUE.width_mm
+    pts = np.array([[-width / 2, -h / 2], [width / 2, -h / 2], [width / 2, h / 2], [-width / 2, h / 2]])
+    pts[:2, 0] *= squeeze
+    a = np.radians(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return (pts @ rot.T + centre).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def flat():
+    return flat_sheet(3)
+
+
+@pytest.mark.parametrize("angle", [0, 33, 90, 180, 265])
+def test_locate_resolves_rotation(flat, angle):
+    corners = sheet_corners(angle)
+    found = locate_sheet(photograph(flat, corners))
+    assert found is not None
+    # TL TR BR BL as printed, whatever the rotation in the photo
+    assert np.abs(found.corners - corners).max() < 12
+
+
+def test_rectify_puts_the_grid_where_the_geometry_says(flat):
+    corners = sheet_corners(20)
+    photo = photograph(flat, corners)
+    rough = corners + np.float32([[6, -5], [-4, 7], [5, 5], [-7, -3]])     # a few mm off
+    rect = rectify_sheet(photo, rough)
+    truth = corners_homography(corners, AVENUE.width_mm, AVENUE.height_mm)
+    pts = grid_intersections()[None]
+    mm = cv2.perspectiveTransform(cv2.perspectiveTransform(pts, rect.h_mm_to_img), np.linalg.inv(truth))[0]
+    assert np.abs(mm - pts[0]).max() < 0.4
+    assert rect.image.shape == (592, 840, 3)
+
+
+def test_no_sheet_on_an_empty_table():
+    rng = np.random.default_rng(1)
+    table = cv2.resize((rng.random((30, 40, 3)) * 200).astype(np.uint8), (1600, 1200))
+    assert locate_sheet(table) is None
+
+
+def test_decode_problems_are_one_line():
+    ok, jpg = cv2.imencode(".jpg", np.full((600, 800, 3), 128, np.uint8))
+    data = jpg.tobytes()
+    assert jpeg_info(data) == (800, 600, True)
+    with pytest.raises(UserError, match="truncated JPEG"):
+        decode_bytes(data[:len(data) // 2], "half.jpg")
+    with pytest.raises(UserError, match="not an image"):
+        decode_bytes(b"GIF89a but not really", "x.gif")
+    with pytest.raises(UserError, match="too small"):
+        decode_bytes(cv2.imencode(".png", np.zeros((10, 10, 3), np.uint8))[1].tobytes(), "tiny.png")
+
+
+def test_cut_pieces_in_element_order(flat):
+    ppm = flat.shape[1] / AVENUE.width_mm
+    cells, column = cut_cells(flat, ppm), cut_column(flat, ppm)
+    assert cells.shape == (42, 40, 40) and cells.dtype == np.uint8
+    assert column.shape == (10, 40, 40)
+
+
+def test_order_clockwise_any_start():
+    square = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    for k in range(4):
+        assert order_clockwise(np.roll(square, k, axis=0)).tolist() == square.tolist()
+
+
+def test_assemble_flags_and_prefers_consistent_reading():
+    readings = {f"cell:{r},{c}": [(None, 0.99), ("NS", 0.01)] for r in range(6) for c in range(7)}
+    for i in range(5):
+        readings[f"round:{i}:farm"] = [("ABCDE"[i], 0.99), (None, 0.01)]
+        readings[f"round:{i}:score"] = [(0, 0.99), (1, 0.01)]
+    # farm C at (2, 3); a road to the g2 grapes below it at (3, 3): read doubtfully as none
+    readings["cell:2,3"] = [("NS", 0.97), ("EW", 0.03)]
+    readings["cell:3,3"] = [(None, 0.55), ("NS", 0.45)]
+    readings["round:2:score"] = [(2, 0.98), (7, 0.02)]
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.state.roads[3][3] == "NS"          # only that reading makes the 2 possible
+    assert a.flags[0] == "cell:3,3"
+    assert not [f for f in a.findings if f.code == "number-above-connected"]
+    assert set(a.confidences) == set(readings)

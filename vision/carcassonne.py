@@ -1,0 +1,930 @@
+"""The Carcassonne reader: a photo of a finished layout in, every player's score out.
+
+::
+
+    photo ──lattice──> the tile grid (a homography from tile units to pixels)
+          ──cut──> one square crop per lattice cell (empty or a tile)
+          ──classify──> empty, or tile type A-X and rotation, with probabilities
+          ──decode──> the layout, touching edges matched and the box's counts kept
+          ──meeples──> each meeple's colour, pose, and the feature it stands on
+          ──score──> every player's card (the score track points come as input)
+
+The layout has no printed frame, so the lattice is found from the tiles
+themselves (:func:`find_lattice`): tile edges are long straight lines in two
+directions, so their vanishing points undo the perspective, and their
+spacing and phase give the tile size; the photo is then rectified so that
+every tile is an axis-aligned square of :attr:`Lattice.cell_px` pixels.
+
+A lattice cell is read by a small ONNX classifier (``models/carcassonne-tiles.onnx``):
+``empty`` or one of the 96 ``TYPE:ROTATION`` labels. The layout is then
+decoded jointly (:func:`decode_layout`): where the classifier's best guess
+breaks the rules (touching edges that do not match, more tiles of a type than
+the box holds) and one of its next guesses does not, the layout decides, and
+the cell is flagged.
+
+Meeples (:func:`find_meeples`) are found by a second small model
+(``models/carcassonne-meeples.onnx``) that labels every pixel of the
+rectified layout as background or one of the five colours, standing or
+lying; each blob is put on the feature of its tile nearest to where it
+stands (:func:`feature_at`), a lying meeple (a farmer) on a field.
+
+Calibration (:func:`calibrate`, ``scorelens calibrate carcassonne PHOTO``)
+adapts the tile classifier to a user's own set from one photo of the 24
+types laid out in a documented order.
+
+Every parameter is in one of the dataclasses at the top.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from scoring import carcassonne as rules
+
+# ---------------------------------------------------------------------------
+# Parameters
+
+
+@dataclass(frozen=True)
+class Decode:
+    """Parameters of the joint decoding of the layout."""
+
+    top_k: int = 4                  # next guesses of a cell that may replace its best
+    min_alternative: float = 0.002  # a next guess needs at least this probability
+    edge_penalty: float = 9.0       # a touching edge that does not match costs this (in nats)
+    count_penalty: float = 9.0      # each tile of a type beyond the box's count costs this
+    max_passes: int = 200           # repair moves at most
+    flag_below: float = 0.90        # a tile or meeple read with less confidence is flagged
+
+
+DECODE = Decode()
+
+#: The classifier's labels: a lattice cell is empty, or a tile type and its rotation.
+EMPTY = "empty"
+
+
+def tile_labels(catalogue: dict | None = None) -> list[str]:
+    """The tile classifier's labels: ``empty``, then ``TYPE:ROTATION`` for every type and rotation.
+
+    >>> labels = tile_labels()
+    >>> len(labels), labels[:3], labels[-1]
+    (97, ['empty', 'A:0', 'A:90'], 'X:270')
+    """
+    catalogue = catalogue or rules.load_catalogue()
+    return [EMPTY] + [f"{name}:{r}" for name in catalogue for r in rules.ROTATIONS]
+
+
+def parse_label(label: str) -> tuple[str, int] | None:
+    """``"D:90"`` -> ``("D", 90)``; ``"empty"`` -> None.
+
+    >>> parse_label("D:90"), parse_label("empty")
+    (('D', 90), None)
+    """
+    if label == EMPTY:
+        return None
+    name, _, rotation = label.partition(":")
+    return name, int(rotation)
+
+
+# ---------------------------------------------------------------------------
+# Equivalent rotations: a tile turned onto itself
+
+def _signature(tile, rotation: int) -> frozenset:
+    """What a tile means at ``rotation``: its parts as sets of edges and half-edges."""
+    parts = tile.parts_at(rotation)
+    return frozenset((p.kind, frozenset(p.edges), frozenset(p.halves), p.counts,
+                      frozenset(frozenset(parts[c].edges) for c in p.cities)) for p in parts)
+
+
+@lru_cache(maxsize=None)
+def canonical_rotation(name: str, rotation: int, expansions: tuple[str, ...] = ("base",)) -> int:
+    """The smallest rotation that puts tile ``name`` down exactly as ``rotation`` does.
+
+    A straight road (U) turned half round is the same placement: the same
+    edges, roads and fields. A photo cannot tell such rotations apart (the
+    art may differ, the game does not), so the reader names the smallest.
+
+    >>> canonical_rotation("U", 180), canonical_rotation("U", 270), canonical_rotation("D", 180), canonical_rotation("B", 270)
+    (0, 90, 180, 0)
+    """
+    tile = rules.load_catalogue(expansions)[name]
+    here = _signature(tile, rotation)
+    return next(r for r in rules.ROTATIONS if _signature(tile, r) == here)
+
+
+def canonical_layout(layout: rules.Layout) -> rules.Layout:
+    """The layout with every tile at its :func:`canonical_rotation`, and every
+    meeple's feature named as the scoring core names it on the tile so turned.
+
+    >>> layout = rules.from_text("carcassonne; U@0,0:180; red@0,0:road:S")
+    >>> rules.to_text(canonical_layout(layout)).split("; ", 1)[1]
+    'U@0,0; red@0,0:road:N'
+    """
+    from dataclasses import replace
+
+    catalogue = layout.catalogue
+    tiles, turned = [], {}
+    for p in layout.tiles:
+        r = canonical_rotation(p.tile, p.rotation, layout.expansions)
+        tiles.append(replace(p, rotation=r))
+        turned.setdefault(p.square, (catalogue[p.tile], p.rotation, r))
+    meeples = []
+    for m in layout.meeples:
+        feature = m.feature
+        if m.square in turned:
+            tile, was, now = turned[m.square]
+            kind, _, where = m.feature.partition(":")
+            found = [q for q in tile.parts_at(was) if q.kind == kind and (not where or q.touches(where))]
+            if len(found) == 1 and was != now:
+                same = [q for q in tile.parts_at(now) if (q.kind, set(q.edges), set(q.halves))
+                        == (found[0].kind, set(found[0].edges), set(found[0].halves))]
+                feature = same[0].ref if len(same) == 1 else feature
+        meeples.append(replace(m, feature=feature))
+    return replace(layout, tiles=tuple(tiles), meeples=tuple(meeples))
+
+
+# ---------------------------------------------------------------------------
+# Joint decoding: touching edges must match, and the box holds so many of each type
+
+Square = tuple[int, int]
+Choice = "tuple[str, int] | None"
+
+
+@dataclass
+class Decoded:
+    """The layout as decoded: each square's tile, its confidence, and what the rules changed."""
+
+    tiles: dict                     # square -> (type, rotation)
+    confidence: dict                # square -> probability of the chosen reading
+    changed: dict                   # square -> (best guess, chosen), where the layout decided
+    candidates: dict                # square -> [(choice, p), ...] best first, as classified
+
+
+def _edges(catalogue, choice) -> tuple[str, ...] | None:
+    return None if choice is None else catalogue[choice[0]].edges(choice[1])
+
+
+def _mismatches(assign: dict, catalogue, square: Square) -> int:
+    """How many of ``square``'s touching edges do not match."""
+    mine = _edges(catalogue, assign.get(square))
+    if mine is None:
+        return 0
+    bad = 0
+    for i, edge in enumerate(rules.EDGES):
+        other = assign.get(rules.neighbour(square, edge))
+        if other is not None and _edges(catalogue, other)[(i + 2) % 4] != mine[i]:
+            bad += 1
+    return bad
+
+
+def _over(counts: Counter, catalogue) -> int:
+    return sum(max(0, n - catalogue[t].count) for t, n in counts.items())
+
+
+def decode_layout(candidates: dict, catalogue: dict | None = None, params: Decode = DECODE) -> Decoded:
+    """Choose every square's tile from its classified candidates, jointly.
+
+    ``candidates`` maps a square ``(x, y)`` to ``[(choice, p), ...]``, best
+    first, where ``choice`` is ``(type, rotation)`` or None (empty). The
+    decoder minimises the classifier's negative log-probability plus
+    :attr:`Decode.edge_penalty` per touching edge that does not match and
+    :attr:`Decode.count_penalty` per tile beyond the box's count, by moves
+    of one square, or of two touching squares together, to one of their
+    next guesses (never to or from empty: which squares hold a tile is the
+    classifier's call). A square whose reading the layout changed is listed
+    in ``changed``.
+
+    >>> cands = {(0, 0): [(("D", 0), 0.95)], (0, -1): [(("E", 180), 0.9)],
+    ...          (1, 0): [(("U", 0), 0.6), (("U", 90), 0.35)]}   # U:0 puts a field against D's road
+    >>> d = decode_layout(cands)
+    >>> d.tiles[(1, 0)], d.changed
+    (('U', 90), {(1, 0): (('U', 0), ('U', 90))})
+    >>> cands[(1, 0)] = [(("U", 90), 0.6), (("U", 0), 0.35)]
+    >>> decode_layout(cands).changed
+    {}
+    """
+    catalogue = catalogue or rules.load_catalogue()
+    cands = {s: [(c, float(p)) for c, p in lst] for s, lst in candidates.items()}
+    assign = {s: lst[0][0] for s, lst in cands.items()}
+    prob = {s: dict(lst) for s, lst in cands.items()}
+    options = {}
+    for s, lst in cands.items():
+        best = lst[0][0]
+        options[s] = [c for c, p in lst[:params.top_k] if c is not None and best is not None
+                      and p >= params.min_alternative]
+    counts = Counter(c[0] for c in assign.values() if c is not None)
+
+    def nll(s, c):
+        return -math.log(max(prob[s].get(c, 1e-12), 1e-12))
+
+    def local(squares) -> float:
+        """The part of the objective that moving ``squares`` can change."""
+        pairs = {tuple(sorted((s, rules.neighbour(s, e)))) for s in squares for e in rules.EDGES}
+        bad = 0
+        for a, b in pairs:
+            if assign.get(a) is not None and assign.get(b) is not None:
+                ea, eb = _edges(catalogue, assign[a]), _edges(catalogue, assign[b])
+                i = rules.EDGES.index("E" if b[0] > a[0] else "S" if b[1] > a[1] else "W" if b[0] < a[0] else "N")
+                bad += ea[i] != eb[(i + 2) % 4]
+        return params.edge_penalty * bad + sum(nll(s, assign[s]) for s in squares)
+
+    def dirty() -> list:
+        over = {t for t, n in counts.items() if n > catalogue[t].count}
+        return sorted(s for s, c in assign.items()
+                      if c is not None and (c[0] in over or _mismatches(assign, catalogue, s)))
+
+    def try_move(squares, new) -> float:
+        """The change of the objective if ``squares`` took the choices ``new``."""
+        old = [assign[s] for s in squares]
+        before = local(squares) + params.count_penalty * _over(counts, catalogue)
+        for s, c in zip(squares, new):
+            counts[assign[s][0]] -= 1
+            counts[c[0]] += 1
+            assign[s] = c
+        after = local(squares) + params.count_penalty * _over(counts, catalogue)
+        for s, c in zip(squares, old):
+            counts[assign[s][0]] -= 1
+            counts[c[0]] += 1
+            assign[s] = c
+        return after - before
+
+    for _ in range(params.max_passes):
+        bad = dirty()
+        if not bad:
+            break
+        best = (-1e-9, None, None)
+        moves = [((s,), [(c,) for c in options[s] if c != assign[s]]) for s in bad]
+        for s in bad:
+            for e in ("E", "S", "W", "N"):
+                t = rules.neighbour(s, e)
+                if t in assign and assign[t] is not None and (t not in bad or t > s):
+                    moves.append(((s, t), [(a, b) for a in options[s] for b in options[t]
+                                           if (a, b) != (assign[s], assign[t])]))
+        for squares, choices in moves:
+            for new in choices:
+                delta = try_move(squares, new)
+                if delta < best[0]:
+                    best = (delta, squares, new)
+        if best[1] is None:
+            break
+        for s, c in zip(best[1], best[2]):
+            counts[assign[s][0]] -= 1
+            counts[c[0]] += 1
+            assign[s] = c
+    tiles = {s: c for s, c in assign.items() if c is not None}
+    changed = {s: (cands[s][0][0], c) for s, c in assign.items() if c != cands[s][0][0]}
+    confidence = {s: prob[s].get(c, 0.0) for s, c in tiles.items()}
+    return Decoded(tiles, confidence, changed, cands)
+
+
+# ---------------------------------------------------------------------------
+# Feature regions: where on a tile each of its parts lies
+
+
+@dataclass(frozen=True)
+class Regions:
+    """The drawn shape of tile parts, in tile units (the tile is the unit square,
+    x east, y south, printed north up): what :func:`part_map` rasterises."""
+
+    size: int = 48                  # raster of a part map
+    cap_depth: float = 0.30         # a city on one edge reaches this far in
+    band_half: float = 0.26         # a city from W to E is this thick on each side of the middle
+    three_depth: float = 0.70       # a city on three edges reaches this far from the fourth's opposite
+    corner_reach: float = 1.05      # a city on two touching edges: x + y below this (from their corner)
+    road_half: float = 0.055        # half the width of a road
+    road_end: float = 0.22          # a road that ends stops this far from the centre (cloister, junction)
+    cloister_half: float = 0.22     # the cloister building's half size
+
+
+REGIONS = Regions()
+
+_MID = {"N": (0.5, 0.0), "E": (1.0, 0.5), "S": (0.5, 1.0), "W": (0.0, 0.5)}
+#: a point just inside each half-edge, for telling the fields apart
+_HALF_POINT = {"N.l": (0.25, 0.02), "N.r": (0.75, 0.02), "E.l": (0.98, 0.25), "E.r": (0.98, 0.75),
+               "S.l": (0.75, 0.98), "S.r": (0.25, 0.98), "W.l": (0.02, 0.75), "W.r": (0.02, 0.25)}
+
+
+def _city_mask(edges: tuple[str, ...], u: np.ndarray, v: np.ndarray, g: Regions) -> np.ndarray:
+    # distance in from each edge
+    depth = {"N": v, "S": 1 - v, "W": u, "E": 1 - u}
+    across = {"N": u, "S": u, "W": v, "E": v}
+    if len(edges) == 1:
+        e = edges[0]
+        return ((across[e] - 0.5) / 0.5) ** 2 + (depth[e] / g.cap_depth) ** 2 < 1.0
+    if len(edges) == 2 and set(edges) in ({"E", "W"}, {"N", "S"}):
+        mid = v if set(edges) == {"E", "W"} else u
+        return np.abs(mid - 0.5) < g.band_half
+    if len(edges) == 2:
+        a, b = edges
+        return depth[a] + depth[b] < g.corner_reach
+    if len(edges) == 3:
+        (missing,) = set(rules.EDGES) - set(edges)
+        return depth[missing] > 1 - g.three_depth
+    return np.ones_like(u, bool)
+
+
+def _road_mask(edges: tuple[str, ...], ends: bool, u: np.ndarray, v: np.ndarray, g: Regions) -> np.ndarray:
+    def segment(p, q):
+        p, q = np.array(p), np.array(q)
+        d = q - p
+        t = np.clip(((u - p[0]) * d[0] + (v - p[1]) * d[1]) / (d @ d), 0, 1)
+        return np.hypot(u - p[0] - t * d[0], v - p[1] - t * d[1]) < g.road_half
+
+    if len(edges) == 2:
+        a, b = edges
+        if rules.opposite(a) == b:
+            return segment(_MID[a], _MID[b])
+        cx = 1.0 if "E" in edges else 0.0
+        cy = 1.0 if "S" in edges else 0.0
+        return np.abs(np.hypot(u - cx, v - cy) - 0.5) < g.road_half
+    (e,) = edges
+    mx, my = _MID[e]
+    dx, dy = mx - 0.5, my - 0.5
+    end = (0.5 + dx * (g.road_end / 0.5), 0.5 + dy * (g.road_end / 0.5)) if ends else (0.5, 0.5)
+    return segment((mx, my), end)
+
+
+@lru_cache(maxsize=None)
+def part_map(name: str, expansions: tuple[str, ...] = ("base",), g: Regions = REGIONS) -> np.ndarray:
+    """Which part of tile type ``name`` (printed north up) each pixel of a
+    ``g.size`` square raster shows: part indices as in the catalogue.
+
+    Cities are drawn first, then roads over them, the cloister, and the
+    fields fill what is left, split where roads and cities cut them (each
+    piece goes to the field part whose half-edges it touches).
+
+    >>> m = part_map("D")
+    >>> [rules.load_catalogue()["D"].parts[m[y, x]].ref for x, y in ((24, 4), (24, 24), (24, 17), (24, 40))]
+    ['city:N', 'road:E', 'field:E.l', 'field:E.r']
+    """
+    import cv2
+
+    tile = rules.load_catalogue(expansions)[name]
+    n = g.size
+    v, u = (np.mgrid[0:n, 0:n] + 0.5) / n
+    out = np.full((n, n), -1, np.int32)
+    junction = sum(p.kind == "road" for p in tile.parts) >= 3
+    has_cloister = any(p.kind == "cloister" for p in tile.parts)
+    for i, p in enumerate(tile.parts):
+        if p.kind == "city":
+            out[_city_mask(p.edges, u, v, g)] = i
+    for i, p in enumerate(tile.parts):
+        if p.kind == "road":
+            ends = len(p.edges) == 1 and (junction or has_cloister)
+            mask = _road_mask(p.edges, ends, u, v, g)
+            if len(p.edges) == 1 and not ends:      # a road that ends at a city: stop at its wall
+                mask &= out == -1
+            out[mask] = i
+        elif p.kind == "cloister":
+            out[(np.abs(u - 0.5) < g.cloister_half) & (np.abs(v - 0.5) < g.cloister_half)] = i
+    if junction:                 # the crossing's buildings stop the roads and split the fields
+        out[(np.abs(u - 0.5) < g.road_end) & (np.abs(v - 0.5) < g.road_end) & (out == -1)] = -2
+    fields = [(i, p) for i, p in enumerate(tile.parts) if p.kind == "field"]
+    if fields:
+        free = (out == -1).astype(np.uint8)
+        count, comp = cv2.connectedComponents(free, connectivity=4)
+        owner = {}
+        for i, p in fields:
+            for half in p.halves:
+                x, y = _HALF_POINT[half]
+                c = comp[min(n - 1, int(y * n)), min(n - 1, int(x * n))]
+                if c > 0:
+                    owner.setdefault(c, i)
+        for c in range(1, count):
+            out[comp == c] = owner.get(c, fields[0][0])
+    if (out < 0).any():          # the crossing, and any gap, goes to the nearest part
+        idx = cv2.distanceTransformWithLabels((out >= 0).astype(np.uint8) ^ 1, cv2.DIST_L2, 3,
+                                              labelType=cv2.DIST_LABEL_PIXEL)[1]
+        nearest = np.zeros(idx.max() + 1, np.int32)
+        ys, xs = np.nonzero(out >= 0)
+        nearest[idx[ys, xs]] = out[ys, xs]
+        out = np.where(out < 0, nearest[idx], out)
+    return out
+
+
+def _to_printed(u: float, v: float, rotation: int) -> tuple[float, float]:
+    """A point of the tile as it lies, in the printed (unrotated) tile's units."""
+    for _ in range(rotation // 90):      # undo one clockwise quarter turn at a time
+        u, v = v, 1.0 - u
+    return u, v
+
+
+def feature_at(name: str, rotation: int, u: float, v: float, lying: bool | None = None,
+               expansions: tuple[str, ...] = ("base",), g: Regions = REGIONS) -> str:
+    """The feature a meeple at ``(u, v)`` (tile units, as the tile lies) stands on,
+    named as the scoring core names it (``road:E``, ``city:N``, ``field:N.l``,
+    ``cloister``).
+
+    A lying meeple (a farmer) goes to the nearest field, a standing one to the
+    nearest road, city or cloister; ``lying=None`` takes whatever part is there.
+
+    >>> feature_at("D", 0, 0.5, 0.1), feature_at("D", 90, 0.9, 0.5), feature_at("D", 90, 0.9, 0.5, lying=True)
+    ('city:N', 'city:E', 'field:S.l')
+    """
+    import cv2
+
+    tile = rules.load_catalogue(expansions)[name]
+    parts = tile.parts_at(rotation)
+    m = part_map(name, tuple(expansions), g)
+    pu, pv = _to_printed(u, v, rotation)
+    n = g.size
+    x, y = min(n - 1, max(0, int(pu * n))), min(n - 1, max(0, int(pv * n)))
+    allowed = [i for i, p in enumerate(parts)
+               if lying is None or (p.kind == "field") == bool(lying)] or list(range(len(parts)))
+    if m[y, x] in allowed:
+        return parts[m[y, x]].ref
+    best, best_d = allowed[0], float("inf")
+    for i in allowed:
+        ys, xs = np.nonzero(m == i)
+        if len(xs):
+            d = float(np.min((xs - x) ** 2 + (ys - y) ** 2))
+            if d < best_d:
+                best, best_d = i, d
+    return parts[best].ref
+
+
+# ---------------------------------------------------------------------------
+# The lattice: where the tile squares lie in the photo
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """Parameters of finding the tile lattice."""
+
+    map_side: int = 320             # the layout model sees the photo at this long side
+    min_layout: float = 0.5         # layout probability that counts as tiles
+    min_segment_layout: float = 0.3 # a line segment is used where the layout probability is at least this
+    work_tile_px: float = 30.0      # lines are searched with a tile this many pixels wide
+    min_segment: float = 0.30       # shortest line segment used, in tiles
+    vp_samples: int = 400           # segment pairs tried as vanishing points
+    vp_tolerance_deg: float = 2.0   # a segment points at a vanishing point within this angle
+    max_skew_deg: float = 6.0       # the two families of lines must be this close to square in space
+    vp_pairs: int = 4               # pairs of vanishing points tried as the lattice, best supported first
+    focal: tuple = (0.45, 1.5)      # plausible focal lengths, in image diagonals (phone lenses 24-50 mm)
+    focal_default: float = 0.85     # used when the picture is seen too square-on to tell
+    size_range: tuple = (0.8, 1.25) # the tile size is searched this far around the layout model's guess
+    border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
+    refine_passes: int = 3
+    ring: int = 1                   # empty squares around the tiles that are looked at too
+
+
+LATTICE = Lattice()
+
+
+@dataclass
+class LatticeFit:
+    """A found lattice: ``cell_to_image`` maps lattice coordinates (a tile square is
+    ``[i, i+1] x [j, j+1]``) to the pixels of the image searched (decoded photo)."""
+
+    cell_to_image: np.ndarray       # (3, 3)
+    cells: list                     # (i, j) squares where the layout model sees tiles
+    cell_px: float                  # the tile side near the layout's middle, in image pixels
+    support: float                  # share of the line length the lattice explains
+    segments: int                   # line segments used
+
+
+def line_segments(gray: np.ndarray, min_length: float) -> np.ndarray:
+    """Straight edges in a grey image (OpenCV's LSD): ``(N, 4)`` x0 y0 x1 y1, at least ``min_length`` long."""
+    import cv2
+
+    found = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD).detect(gray)[0]
+    if found is None:
+        return np.zeros((0, 4), np.float64)
+    s = found.reshape(-1, 4).astype(np.float64)
+    return s[np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) >= min_length]
+
+
+def _lines(s: np.ndarray) -> np.ndarray:
+    """Homogeneous lines through segments, normalised so that (a, b) is a unit normal."""
+    ones = np.ones((len(s), 1))
+    line = np.cross(np.hstack([s[:, :2], ones]), np.hstack([s[:, 2:], ones]))
+    return line / (np.linalg.norm(line[:, :2], axis=1, keepdims=True) + 1e-12)
+
+
+def _sin_to(s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Sine of the angle between each segment and the way from its middle to the vanishing point ``v``."""
+    mid = (s[:, :2] + s[:, 2:]) / 2
+    d = s[:, 2:] - s[:, :2]
+    t = v[None, :2] - mid * v[2]
+    cross = d[:, 0] * t[:, 1] - d[:, 1] * t[:, 0]
+    return np.abs(cross) / (np.linalg.norm(d, axis=1) * np.linalg.norm(t, axis=1) + 1e-12)
+
+
+def _refine_vp(s: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The point closest to all the lines through ``s`` (weighted), homogeneous, unit length."""
+    line = _lines(s)
+    _, vecs = np.linalg.eigh((line * w[:, None]).T @ line)
+    return vecs[:, 0]
+
+
+def _orthogonality(v1: np.ndarray, v2: np.ndarray, centre: np.ndarray, f_range: tuple) -> tuple[float, float]:
+    """For two vanishing points: the focal length (pixels, within ``f_range``) that makes
+    their directions in space most nearly square, and the cosine left at that focal length."""
+    a1 = v1[:2] - centre * v1[2]
+    a2 = v2[:2] - centre * v2[2]
+    a, b = float(a1 @ a2), float(v1[2] * v2[2])
+    f = math.sqrt(-a / b) if b != 0 and -a / b > 0 else f_range[1]
+    f = min(max(f, f_range[0]), f_range[1])
+    d1 = np.array([*a1, f * v1[2]])
+    d2 = np.array([*a2, f * v2[2]])
+    return f, abs(float(d1 @ d2)) / (np.linalg.norm(d1) * np.linalg.norm(d2) + 1e-12)
+
+
+def vanishing_points(s: np.ndarray, centre: np.ndarray, diag: float, rng: np.random.Generator,
+                     params: Lattice = LATTICE):
+    """The two vanishing points of the lattice's line families, and the focal length.
+
+    Pairs of segments propose vanishing points; each proposal is supported
+    by the length of the segments pointing at it. The lattice is the pair
+    of well-supported proposals whose directions are square to each other
+    in space for a plausible focal length (``centre`` is the principal
+    point, ``diag`` the photo's diagonal, in the segments' pixels).
+    Returns the best :attr:`Lattice.vp_pairs` pairs as
+    ``(v1, v2, f, inliers1, inliers2)``, best supported first.
+    """
+    if len(s) < 8:
+        return []
+    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
+    line = _lines(s)
+    p = w / w.sum()
+    n = params.vp_samples
+    i, j = rng.choice(len(s), n, p=p), rng.choice(len(s), n, p=p)
+    vps = np.cross(line[i], line[j])
+    norm = np.linalg.norm(vps, axis=1)
+    keep = norm > 1e-9
+    vps = vps[keep] / norm[keep, None]
+    if not len(vps):
+        return []
+    tol = math.sin(math.radians(params.vp_tolerance_deg))
+    mid = (s[:, :2] + s[:, 2:]) / 2
+    d = s[:, 2:] - s[:, :2]
+    dn = np.linalg.norm(d, axis=1)
+    # (P, N) support matrix, computed at once
+    t = vps[:, None, :2] - mid[None] * vps[:, None, 2:3]
+    cross = np.abs(d[None, :, 0] * t[..., 1] - d[None, :, 1] * t[..., 0])
+    inl = cross < tol * dn[None] * (np.linalg.norm(t, axis=2) + 1e-12)
+    support = inl.astype(np.float64) @ w
+    order = np.argsort(-support)
+    # distinct proposals: drop those sharing most inliers with a better one
+    picked = []
+    for k in order:
+        if support[k] <= 0 or len(picked) >= 12:
+            break
+        if all((inl[k] & inl[q]).sum() < 0.5 * inl[k].sum() for q in picked):
+            picked.append(k)
+    f_range = (params.focal[0] * diag, params.focal[1] * diag)
+    pairs = []
+    cos_max = math.sin(math.radians(params.max_skew_deg))
+    for a in range(len(picked)):
+        for b in range(a + 1, len(picked)):
+            ka, kb = picked[a], picked[b]
+            both = inl[ka] & inl[kb]
+            ia, ib = inl[ka] & ~both, inl[kb] & ~both
+            if ia.sum() < 3 or ib.sum() < 3:
+                continue
+            v1, v2 = _refine_vp(s[ia], w[ia]), _refine_vp(s[ib], w[ib])
+            f, cos = _orthogonality(v1, v2, centre, f_range)
+            if cos > cos_max:
+                continue
+            # the focal length is only measurable when the picture is tilted; else take the usual one
+            a1, a2 = v1[:2] - centre * v1[2], v2[:2] - centre * v2[2]
+            tilted = max(abs(v1[2]) * diag / (np.linalg.norm(a1) + 1e-12),
+                         abs(v2[2]) * diag / (np.linalg.norm(a2) + 1e-12))
+            if tilted < 0.15:
+                f = params.focal_default * diag
+            score = min(w[ia].sum(), w[ib].sum()) + 0.25 * max(w[ia].sum(), w[ib].sum())
+            pairs.append((score, v1, v2, f, ia, ib))
+    pairs.sort(key=lambda t: -t[0])
+    return [p[1:] for p in pairs[:params.vp_pairs]]
+
+
+def plane_homography(v1: np.ndarray, v2: np.ndarray, f: float, centre: np.ndarray) -> np.ndarray:
+    """The homography from the table's plane to the image, given the vanishing points
+    of two square directions and the focal length (principal point at the centre).
+
+    Plane units are arbitrary but the same along both axes: a square on the
+    table is a square in the plane.
+    """
+    k = np.array([[f, 0, centre[0]], [0, f, centre[1]], [0, 0, 1.0]])
+    ki = np.linalg.inv(k)
+    d1 = ki @ v1
+    d1 /= np.linalg.norm(d1)
+    d2 = ki @ v2
+    d2 -= (d2 @ d1) * d1
+    d2 /= np.linalg.norm(d2)
+    n = np.cross(d1, d2)
+    return k @ np.c_[d1, d2, np.array([0.0, 0.0, 1.0]) / (n[2] if abs(n[2]) > 1e-9 else 1e-9)]
+
+
+def comb(values: np.ndarray, weights: np.ndarray, lo: float, hi: float, steps: int = 160):
+    """The period in ``[lo, hi]`` with which the positions ``values`` repeat best, its phase and score.
+
+    A period is scored by the length of the weighted mean of
+    ``exp(2 pi i value / period)``: 1 when every value lies on the comb.
+
+    >>> p, phase, score = comb(np.array([3.0, 13.0, 23.0, 43.0]), np.ones(4), 6, 14)
+    >>> round(p, 1), round(phase, 1), round(score, 2)
+    (10.0, 3.0, 1.0)
+    """
+    periods = np.exp(np.linspace(math.log(lo), math.log(hi), steps))
+    z = (weights[None] * np.exp(2j * np.pi * values[None] / periods[:, None])).sum(1) / weights.sum()
+    best = int(np.argmax(np.abs(z)))
+    period = float(periods[best])
+    return period, float((np.angle(z[best]) / (2 * np.pi) * period) % period), float(np.abs(z[best]))
+
+
+def _on_lines(g: np.ndarray, s: np.ndarray, band: float):
+    """For each segment under the lattice map ``g``: the axis it runs along (0: a line
+    of constant x, 1: constant y, -1: neither), the nearest such line, and whether it is within ``band``."""
+    gi = np.linalg.inv(g)
+    a, b = _apply(gi, s[:, :2]), _apply(gi, s[:, 2:])
+    d = np.abs(b - a)
+    axis = np.where(d[:, 1] > 3 * d[:, 0], 0, np.where(d[:, 0] > 3 * d[:, 1], 1, -1))
+    mid = (a + b) / 2
+    pos = np.where(axis == 0, mid[:, 0], mid[:, 1])
+    line = np.round(pos)
+    return axis, line, (axis >= 0) & (np.abs(pos - line) < band)
+
+
+def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> tuple[np.ndarray, float]:
+    """Fit the lattice map ``g`` (cells -> pixels) to the segments that lie on lattice lines.
+
+    Each segment near a lattice line (within :attr:`Lattice.border_band`,
+    and along it) asks that its end points have that line's coordinate under
+    the inverse map: linear equations, solved by least squares (in
+    normalised image coordinates, gently held near the current map), then
+    again with the segments the new map explains. Returns the map and the
+    share of the segments' length lying on its lines.
+    """
+    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
+    pts = np.r_[s[:, :2], s[:, 2:]]
+    centre, spread = pts.mean(0), pts.std() + 1e-9
+    t = np.array([[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]])
+    sn = np.c_[_apply(t, s[:, :2]), _apply(t, s[:, 2:])]
+    gn = t @ g
+    for _ in range(params.refine_passes):
+        axis, line, near = _on_lines(gn, sn, params.border_band)
+        if (near & (axis == 0)).sum() < 4 or (near & (axis == 1)).sum() < 4:
+            break
+        inv = np.linalg.inv(gn)
+        inv /= inv[2, 2]
+        rows, rhs, wt = [], [], []
+        for ends in (sn[:, :2], sn[:, 2:]):
+            for ax in (0, 1):
+                sel = near & (axis == ax)
+                p, m = ends[sel], line[sel]
+                r = np.zeros((len(p), 8))
+                r[:, 3 * ax:3 * ax + 2] = p
+                r[:, 3 * ax + 2] = 1
+                r[:, 6:8] = -m[:, None] * p
+                rows.append(r)
+                rhs.append(m)
+                wt.append(np.sqrt(w[sel]))
+        a, b, wt = np.vstack(rows), np.concatenate(rhs), np.concatenate(wt)
+        x0 = inv.ravel()[:8]
+        lam = 1e-3 * wt.sum()
+        lhs = (a * wt[:, None] ** 2).T @ a + lam * np.eye(8)
+        x = np.linalg.solve(lhs, (a * wt[:, None] ** 2).T @ b + lam * x0)
+        gn = np.linalg.inv(np.r_[x, 1.0].reshape(3, 3))
+    g = np.linalg.inv(t) @ gn
+    axis, _, near = _on_lines(g, s, params.border_band)
+    return g, float(w[near].sum() / max(w[axis >= 0].sum(), 1e-9))
+
+
+@dataclass
+class LayoutMap:
+    """What the layout model sees in a photo: where tiles lie, and how large they are."""
+
+    prob: np.ndarray                # (h, w) probability of a tile, one value per ``stride`` small pixels
+    log_size: np.ndarray            # (h, w) log of the tile side, in small pixels
+    scale: float                    # small pixels per photo pixel
+    stride: int = 8
+
+
+def layout_map(image: np.ndarray, model: str = "carcassonne-layout", params: Lattice = LATTICE) -> LayoutMap:
+    """Run the layout model on the photo shrunk to :attr:`Lattice.map_side`."""
+    import cv2
+
+    h, w = image.shape[:2]
+    k = params.map_side / max(h, w)
+    sw, sh = max(8, int(round(w * k))), max(8, int(round(h * k)))
+    small = np.zeros((math.ceil(sh / 8) * 8, math.ceil(sw / 8) * 8, 3), np.uint8)
+    small[:sh, :sw] = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
+    net = _session(model)
+    out = net.run(None, {net.get_inputs()[0].name: normalise_photo(small[None])})[0][0]
+    rows, cols = math.ceil(sh / 8), math.ceil(sw / 8)
+    prob = 1 / (1 + np.exp(-out[0, :rows, :cols]))
+    return LayoutMap(prob, out[1, :rows, :cols], sw / w)
+
+
+def normalise_photo(batch: np.ndarray) -> np.ndarray:
+    """``(N, H, W, 3)`` uint8 photos -> ``(N, 3, H, W)`` float32 for the layout model, as :func:`normalise_tiles`."""
+    return normalise_tiles(batch)
+
+
+def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
+                 rng: np.random.Generator | None = None) -> LatticeFit | None:
+    """The tile lattice in ``image``, from the straight lines in the layout's region.
+
+    1. The layout model's map says where the layout lies and how large a
+       tile is; that region is cut out and scaled so a tile is about
+       :attr:`Lattice.work_tile_px` wide.
+    2. Line segments there vote for two vanishing points square to each
+       other (:func:`vanishing_points`), which undo the perspective
+       (:func:`plane_homography`).
+    3. In the plane, the lines' positions repeat with the tile pitch
+       (:func:`comb`, searched around the model's tile size): period and
+       phase give the lattice, then :func:`refine_lattice` fits it to the
+       lines that lie on it.
+    4. The lattice is turned so that its x axis runs along the photo's and
+       is never mirrored.
+    """
+    import cv2
+
+    rng = rng if rng is not None else np.random.default_rng(0)
+    region = lmap.prob >= params.min_layout
+    if region.sum() < 1:
+        return None
+    tile = float(np.exp(np.median(lmap.log_size[region]))) / lmap.scale       # photo pixels
+    h, w = image.shape[:2]
+    ys, xs = np.nonzero(region)
+    to_photo = lmap.stride / lmap.scale
+    x0 = int(max(0, xs.min() * to_photo - tile))
+    y0 = int(max(0, ys.min() * to_photo - tile))
+    x1 = int(min(w, (xs.max() + 1) * to_photo + tile))
+    y1 = int(min(h, (ys.max() + 1) * to_photo + tile))
+    k = min(1.0, params.work_tile_px / tile)
+    crop = image[y0:y1, x0:x1]
+    work = cv2.resize(crop, (max(1, int(round(crop.shape[1] * k))), max(1, int(round(crop.shape[0] * k)))),
+                      interpolation=cv2.INTER_AREA) if k < 1 else crop
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    kx, ky = work.shape[1] / crop.shape[1], work.shape[0] / crop.shape[0]
+    work_to_photo = np.array([[1 / kx, 0, x0 + 0.5 / kx - 0.5], [0, 1 / ky, y0 + 0.5 / ky - 0.5], [0, 0, 1]])
+    segs = line_segments(gray, params.min_segment * tile * k)
+    # only segments in the layout (its map, scaled up smoothly, reaches its outline)
+    fine = cv2.resize(lmap.prob.astype(np.float32), None, fx=lmap.stride, fy=lmap.stride,
+                      interpolation=cv2.INTER_LINEAR)
+    mid = _apply(work_to_photo, (segs[:, :2] + segs[:, 2:]) / 2) * lmap.scale
+    ci = np.clip(mid[:, 0].astype(int), 0, fine.shape[1] - 1)
+    ri = np.clip(mid[:, 1].astype(int), 0, fine.shape[0] - 1)
+    segs = segs[fine[ri, ci] >= params.min_segment_layout]
+    centre = _apply(np.linalg.inv(work_to_photo), np.array([[w / 2, h / 2]]))[0]
+    diag = math.hypot(w, h) * k
+    best = None
+    for v1, v2, f, ia, ib in vanishing_points(segs, centre, diag, rng, params):
+        hp = plane_homography(v1, v2, f, centre)
+        hpi = np.linalg.inv(hp)
+        lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+        mids = _apply(hpi, (segs[:, :2] + segs[:, 2:]) / 2)
+        # plane units per work pixel, in the middle of the layout
+        c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0)
+        q = _apply(hpi, np.array([c, c + [1, 0], c + [0, 1]]))
+        per_px = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[0])) / 2
+        guess = tile * k * per_px
+        lo, hi = guess * params.size_range[0], guess * params.size_range[1]
+        sx, px, _ = comb(mids[ib, 0], lengths[ib], lo, hi)      # lines towards v2 run along plane y: constant x
+        sy, py, _ = comb(mids[ia, 1], lengths[ia], lo, hi)
+        g = hp @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
+        g, support = refine_lattice(g, segs, params)
+        if best is None or support > best[1]:
+            best = (g, support)
+    if best is None:
+        return None
+    g, support = best
+    g = work_to_photo @ g
+    g = _upright(g, np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
+    # the squares the layout model sees tiles in
+    gi = np.linalg.inv(g)
+    rr, cc = np.nonzero(lmap.prob >= params.min_layout)
+    centres = np.c_[(cc + 0.5) * to_photo - 0.5, (rr + 0.5) * to_photo - 0.5]
+    cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, centres)}, key=lambda t: (t[1], t[0]))
+    mid_cell = np.floor(_apply(gi, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0]).astype(int)
+    return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs))
+
+
+def _upright(g: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The lattice map with its axes turned (by quarter turns, and never mirrored in
+    the photo) so that lattice x runs along photo x and lattice y down photo y."""
+    u, v = _apply(np.linalg.inv(g), at[None])[0]
+    p = _apply(g, np.array([[u, v], [u + 1, v], [u, v + 1]]))
+    ex, ey = p[1] - p[0], p[2] - p[0]
+    if ex[0] * ey[1] - ex[1] * ey[0] < 0:          # mirrored: flip the lattice's x
+        g = g @ np.diag([-1.0, 1.0, 1.0])
+        ex = -ex
+    quarter = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])    # (u, v) -> (-v, u)
+    best = max(range(4), key=lambda q: _turned_x(ex, ey, q))
+    return g @ np.linalg.matrix_power(quarter, best)
+
+
+def _turned_x(ex: np.ndarray, ey: np.ndarray, q: int) -> float:
+    """How well the lattice x axis, after ``q`` quarter turns, points along photo x."""
+    # after (u, v) -> (-v, u) applied q times, lattice +x is the old direction:
+    d = [ex, ey, -ex, -ey][q]
+    return float(d[0] / (np.linalg.norm(d) + 1e-12))
+
+
+_SESSIONS: dict = {}
+
+
+def _session(model: str):
+    """An onnxruntime session for ``models/NAME.onnx`` (or a path), made once per process."""
+    if model not in _SESSIONS:
+        import onnxruntime as ort
+
+        from vision.classify import MODELS_DIR, RUNTIME
+
+        path = model if model.endswith(".onnx") else str(MODELS_DIR / f"{model}.onnx")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = RUNTIME.threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        _SESSIONS[model] = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    return _SESSIONS[model]
+
+
+# ---------------------------------------------------------------------------
+# Cutting: one square crop per lattice cell
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Parameters of cutting lattice cells out of the photo."""
+
+    size: int = 48                  # a crop is size x size pixels, colour
+    margin: float = 0.1             # of a cell, kept around it on each side
+    grid: int = 12                  # the meeple map of a crop is grid x grid
+    oversample: float = 1.5         # the photo is shrunk (area-averaged) to at most this many pixels per crop pixel
+
+
+CUT = Cut()
+
+
+def crop_homography(cell_to_image: np.ndarray, square: tuple[int, int], params: Cut = CUT) -> np.ndarray:
+    """The map from a crop's pixels to the image's, for lattice square ``(i, j)``."""
+    i, j = square
+    k = (1 + 2 * params.margin) / params.size
+    crop_to_cell = np.array([[k, 0, i - params.margin + 0.5 * k], [0, k, j - params.margin + 0.5 * k], [0, 0, 1]])
+    return cell_to_image @ crop_to_cell
+
+
+def local_cell_px(cell_to_image: np.ndarray, square) -> float:
+    """The side of lattice square ``square`` in image pixels (the longer of its two sides)."""
+    i, j = square
+    p = _apply(cell_to_image, np.array([[i, j], [i + 1, j], [i, j + 1]], np.float64))
+    return float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
+
+
+def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    q = np.c_[pts, np.ones(len(pts))] @ np.asarray(h, np.float64).T
+    return q[:, :2] / q[:, 2:3]
+
+
+def cut_tiles(image: np.ndarray, cell_to_image: np.ndarray, squares, params: Cut = CUT,
+              pyramid: dict | None = None) -> np.ndarray:
+    """Crops of the lattice ``squares`` (with :attr:`Cut.margin` around each): ``(N, size, size, 3)`` uint8.
+
+    The photo is first shrunk by area averaging where the tiles are much
+    larger than a crop (``pyramid`` caches the shrunk copies between calls).
+    """
+    import cv2
+
+    pyramid = {} if pyramid is None else pyramid
+    out = np.empty((len(squares), params.size, params.size, 3), np.uint8)
+    want = params.size / (1 + 2 * params.margin) * params.oversample
+    for n, sq in enumerate(squares):
+        level = 1
+        side = local_cell_px(cell_to_image, sq)
+        while side / (level * 2) >= want and level < 16:
+            level *= 2
+        if level not in pyramid:
+            src = pyramid.get(level // 2, image) if level > 1 else image
+            pyramid[level] = image if level == 1 else cv2.resize(
+                src, (max(1, src.shape[1] // 2), max(1, src.shape[0] // 2)), interpolation=cv2.INTER_AREA)
+        img = pyramid[level]
+        sx, sy = image.shape[1] / img.shape[1], image.shape[0] / img.shape[0]
+        to_level = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
+        m = to_level @ crop_homography(cell_to_image, sq, params)
+        cv2.warpPerspective(img, m, (params.size, params.size), dst=out[n],
+                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def normalise_tiles(batch: np.ndarray) -> np.ndarray:
+    """``(N, H, W, 3)`` uint8 BGR crops -> ``(N, 3, H, W)`` float32 for the tile model.
+
+    Each crop is divided by its own brightness (the 95th percentile of its
+    brightest channel), the same for the three channels so that colours
+    keep their hue, then centred.
+
+    >>> x = normalise_tiles(np.full((2, 4, 4, 3), 100, np.uint8))
+    >>> x.shape, round(float(x.max()), 2)
+    ((2, 3, 4, 4), 0.49)
+    """
+    x = batch.astype(np.float32)
+    level = np.percentile(x.max(axis=3).reshape(len(x), -1), 95, axis=1).reshape(-1, 1, 1, 1) + 1.0
+    return np.ascontiguousarray((x / level - 0.5).transpose(0, 3, 1, 2))
