@@ -1258,13 +1258,13 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         squares = set(feature.tiles)
         if feature.kind in SURROUNDED:
             squares |= {(x + dx, y + dy) for x, y in feature.tiles for dx, dy in AROUND}
-        return _buildings(layout, squares)
+        return _buildings(layout, squares, rules)
     return feature.count(unit)
 
 
-def _buildings(layout: Layout, squares: Iterable[Square]) -> int:
+def _buildings(layout: Layout, squares: Iterable[Square], rules: Rules) -> int:
     """The points of the little buildings standing on ``squares``."""
-    points = LITTLE_BUILDING_POINTS[layout.rules.little_buildings]
+    points = LITTLE_BUILDING_POINTS[rules.little_buildings]
     squares = set(squares)
     return sum(points[m.kind] for m in layout.meeples
                if m.kind in points and m.feature == "tile" and m.square in squares)
@@ -1463,7 +1463,7 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
         value = sum(_city_factor(feats[c]) for c in cities)
         rate = next((r for k, r in FARM_POINTS_PER_CITY_WITH.items() if _holds(f, k, layout)), FARM_POINTS_PER_CITY)
         if players:
-            points = rate * value + FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles)
+            points = rate * value + FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles, layout.rules)
             awards.append(Award("farm", "field", i, f.tiles, len(cities), 0, players, points, f.meeples, cities))
         for m in f.meeples:
             figure = layout.meeples[m]

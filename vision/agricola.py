@@ -59,7 +59,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -502,6 +502,412 @@ def shrink(rectified: np.ndarray, params: Cut = CUT) -> np.ndarray:
     return cv2.resize(rectified, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
 
 
+
+# ---------------------------------------------------------------------------
+# Stage 5: assemble the farm
+
+def space_text(space: Space) -> str:
+    """A space in the farm's text form (:mod:`scoring.agricola`): ``Rp2``, ``Ss4``, ``Fg3``, ``.``.
+
+    >>> space_text(Space("empty", stable=True, sheep=4)), space_text(Space("room", people=2))
+    ('Ss4', 'Rp2')
+    """
+    letter = {"room": "R", "field": "F"}.get(space.kind, "S" if space.stable else ".")
+    counts = (("s", space.sheep), ("b", space.boar), ("c", space.cattle), ("g", space.grain),
+              ("v", space.vegetables), ("p", space.people))
+    return letter + "".join(f"{k}{n}" for k, n in counts if n)
+
+
+def _top(logp: np.ndarray, values, k: int, exclude=()) -> list[tuple[Any, float]]:
+    order = [i for i in np.argsort(logp)[::-1] if values[i] not in exclude]
+    return [(values[i], float(logp[i])) for i in order[:k]]
+
+
+def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Space, float]]:
+    """The readings of one space that the rules allow, most likely first, with their probabilities.
+
+    The heads are taken as independent, and only combinations a space can
+    hold are counted: an animal with a count of at least one, crops only on a
+    field, people only in a room, a stable only on an empty space. Each
+    reading's probability is its share of all such combinations.
+
+    >>> p = {h: np.full(len(v), 0.01) for h, v in SPACE_HEADS.items()}
+    >>> for head, i in (("kind", 1), ("house", 0), ("stable", 1), ("animal", 0), ("animals", 0),
+    ...                 ("crop", 1), ("crops", 2), ("people", 2)):
+    ...     p[head][i] = 1.0
+    >>> [(space_text(s), round(q, 2)) for s, q in decode_space(p)[:2]]     # a room: no stable, no grain
+    [('Rp2', 0.48), ('Fg2', 0.48)]
+    """
+    lp = {h: np.log(np.clip(np.asarray(v, np.float64), 1e-12, None) / np.sum(v)) for h, v in probs.items()}
+    pr = {h: np.exp(v) for h, v in lp.items()}
+    kinds = list(SPACE_HEADS["kind"])
+    counts_a = list(range(len(SPACE_HEADS["animals"])))
+    counts_c = list(range(len(SPACE_HEADS["crops"])))
+    people = list(range(len(SPACE_HEADS["people"])))
+
+    # (animal, count): none with 0, or an animal with at least one
+    animal_options = [(None, 0, lp["animal"][0] + lp["animals"][0])]
+    for i, a in enumerate(ANIMALS, start=1):
+        animal_options += [(a, n, lp["animal"][i] + v) for n, v in _top(lp["animals"], counts_a, 3, (0,))]
+    animal_options = sorted(animal_options, key=lambda t: -t[2])[:4]
+    crop_options = [(None, 0, lp["crop"][0] + lp["crops"][0])]
+    for i, c in enumerate(("grain", "vegetables"), start=1):
+        crop_options += [(c, n, lp["crop"][i] + v) for n, v in _top(lp["crops"], counts_c, 2, (0,))]
+    crop_options = sorted(crop_options, key=lambda t: -t[2])[:3]
+
+    found = []
+    for k, kind in enumerate(kinds):
+        stables = [(False, lp["stable"][0]), (True, lp["stable"][1])] if kind == "empty" else [(False, lp["stable"][0])]
+        crops = crop_options if kind == "field" else [crop_options[0] if crop_options[0][0] is None
+                                                      else (None, 0, lp["crop"][0] + lp["crops"][0])]
+        crops = [c for c in crops if kind == "field" or c[0] is None] or [(None, 0, lp["crop"][0] + lp["crops"][0])]
+        folks = _top(lp["people"], people, 2) if kind == "room" else [(0, lp["people"][0])]
+        for stable, ls in stables:
+            for animal, na, la in animal_options:
+                for crop, nc, lc in crops:
+                    for n_people, lq in folks:
+                        counts = {a: 0 for a in ANIMALS} | ({animal: na} if animal else {})
+                        counts |= {"grain": 0, "vegetables": 0} | ({crop: nc} if crop else {})
+                        found.append((lp["kind"][k] + ls + la + lc + lq,
+                                      Space(kind, stable=stable, people=n_people, **counts)))
+    # the share of all the combinations the rules allow
+    animal_mass = pr["animal"][0] * pr["animals"][0] + pr["animal"][1:].sum() * pr["animals"][1:].sum()
+    crop_none = pr["crop"][0] * pr["crops"][0]
+    mass = {"empty": animal_mass * pr["people"][0] * crop_none,
+            "room": animal_mass * pr["stable"][0] * crop_none,
+            "field": animal_mass * pr["stable"][0] * pr["people"][0]
+                     * (crop_none + pr["crop"][1:].sum() * pr["crops"][1:].sum())}
+    total = sum(pr["kind"][k] * mass[kind] for k, kind in enumerate(kinds))
+    found.sort(key=lambda t: -t[0])
+    out, seen = [], set()
+    for logp, space in found:
+        if space not in seen:
+            seen.add(space)
+            out.append((space, float(min(1.0, math.exp(logp) / total))))
+        if len(out) == keep:
+            break
+    return out
+
+
+def upright(room: np.ndarray) -> bool:
+    """Whether a board read with room probabilities ``room`` (3 x 5) is the right way up.
+
+    Rooms are never removed, so the two starting rooms, in the left column's
+    lower two spaces, are still rooms at the end. Seen the other way up they
+    are in the right column's upper two.
+
+    >>> room = np.full((3, 5), 0.1); room[1, 0] = room[2, 0] = 0.99
+    >>> upright(room), upright(room[::-1, ::-1])
+    (True, False)
+    """
+    lr = np.log(np.clip(room, 1e-6, 1)) - np.log(np.clip(1 - room, 1e-6, 1))
+    return bool(lr[1, 0] + lr[2, 0] >= lr[1, 4] + lr[0, 4])
+
+
+def turn_readings(space_probs: dict[str, np.ndarray], fence_p: np.ndarray):
+    """Space and fence readings of a board read upside down, put the right way up."""
+    order = [POSITIONS.index((ROWS - 1 - r, COLUMNS - 1 - c)) for r, c in POSITIONS]
+    index = {e: i for i, e in enumerate(EDGES)}
+    turned = []
+    for e in EDGES:
+        if e.axis == "h":
+            turned.append(index[Edge("h", ROWS - e.row, COLUMNS - 1 - e.column)])
+        else:
+            turned.append(index[Edge("v", ROWS - 1 - e.row, COLUMNS - e.column)])
+    return {h: v[order] for h, v in space_probs.items()}, fence_p[turned]
+
+
+def off_board_farm(yard: Farmyard, off_board: dict) -> Farm:
+    """The farm: the farmyard as read, and the values kept off the board (JSON-form keys)."""
+    supply, cards = off_board.get("supply", {}), off_board.get("cards", {})
+    return Farm(yard, supply_grain=supply.get("grain", 0), supply_vegetables=supply.get("vegetables", 0),
+                card_sheep=cards.get("sheep", 0), card_boar=cards.get("boar", 0), card_cattle=cards.get("cattle", 0),
+                family_members=off_board.get("family_members"), card_points=off_board.get("card_points", 0),
+                bonus_points=off_board.get("bonus_points", 0), begging_cards=off_board.get("begging_cards", 0))
+
+
+def build_farm(values: dict[str, Any], house: str, off_board: dict) -> Farm:
+    """A farm from element values: ``space:R,C`` -> Space, ``fence:...`` -> bool."""
+    spaces = tuple(tuple(values[agricola.space_name((r, c))] for c in range(COLUMNS)) for r in range(ROWS))
+    fences = Fences.from_edges(e for e in EDGES if values[e.name])
+    return off_board_farm(Farmyard(house, spaces, fences), off_board)
+
+
+@dataclass
+class Assembled:
+    """A farm as read, with per-element confidences, flags and warnings."""
+
+    state: Farm
+    confidences: dict[str, float]
+    flags: list[str]
+    findings: list
+    alternatives: dict[str, list]                              # element -> [(value, p), ...] best first
+    changed: dict[str, tuple] = field(default_factory=dict)    # element -> (as classified, as kept)
+
+
+def prefer_legal(values: dict[str, Any], alternatives: dict[str, list], conf: dict[str, float], house: str,
+                 off_board: dict, params: AssembleFarm = ASSEMBLE):
+    """Change a few doubtful elements to their second reading where that makes the farm legal.
+
+    The most doubtful elements (up to ``max_tries``) are tried in every
+    combination of up to ``max_changes``, fewest first; the combination that
+    leaves the fewest warnings, and of those the likeliest, is kept, if it
+    leaves fewer warnings than the farm as read.
+    Returns ``(values, farm, findings, changed)``.
+    """
+    farm = build_farm(values, house, off_board)
+    findings = agricola.validate(farm)
+    if not findings:
+        return values, farm, findings, {}
+    doubtful = sorted((n for n in values if conf[n] < params.doubt_below and len(alternatives[n]) > 1
+                       and alternatives[n][1][1] >= params.min_alternative), key=lambda n: conf[n])
+    doubtful = doubtful[:params.max_tries]
+    best = (len(findings), 0.0, (), farm, findings)
+    for size in range(1, params.max_changes + 1):
+        for names in combinations(doubtful, size):
+            trial = dict(values)
+            cost = 0.0
+            for n in names:
+                alt, p = alternatives[n][1]
+                trial[n] = alt
+                cost += math.log(max(conf[n], 1e-9) / max(p, 1e-9))
+            trial_farm = build_farm(trial, house, off_board)
+            trial_findings = agricola.validate(trial_farm)
+            if (len(trial_findings), cost) < best[:2]:
+                best = (len(trial_findings), cost, names, trial_farm, trial_findings)
+        if best[0] == 0:
+            break
+    _, _, names, farm, findings = best
+    changed = {n: (values[n], alternatives[n][1][0]) for n in names}
+    values = dict(values, **{n: alternatives[n][1][0] for n in names})
+    return values, farm, findings, changed
+
+
+def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_board: dict | None = None,
+                  params: AssembleFarm = ASSEMBLE) -> Assembled:
+    """The farm from the classifiers' outputs (the board the right way up).
+
+    ``space_probs`` holds each space head's probabilities, ``(15, labels)``, spaces in reading
+    order; ``fence_p`` each edge's probability of a fence, in the order of
+    :data:`scoring.agricola.EDGES`.
+
+    >>> p = {h: np.full((15, len(v)), 0.001) for h, v in SPACE_HEADS.items()}
+    >>> for head, i in (("kind", 0), ("house", 1), ("stable", 0), ("animal", 0), ("animals", 0),
+    ...                 ("crop", 0), ("crops", 0), ("people", 0)):
+    ...     p[head][:, i] = 1.0
+    >>> p["kind"][[5, 10]] = [0.001, 1.0, 0.001]                   # the two starting rooms
+    >>> fences = np.full(38, 0.01)
+    >>> a = assemble_farm(p, fences, {"family_members": 2})
+    >>> agricola.to_text(a.state)
+    'agricola clay ...../R..../R.... family_members=2'
+    """
+    off_board = off_board or {}
+    values, alternatives, conf = {}, {}, {}
+    readings = [decode_space({h: v[i] for h, v in space_probs.items()}) for i in range(len(POSITIONS))]
+    # the house: every room's vote, weighed by how surely it is a room
+    house_lp = np.zeros(len(HOUSES))
+    for i, cands in enumerate(readings):
+        room = space_probs["kind"][i][KINDS.index("room")] / space_probs["kind"][i].sum()
+        house_lp += room * np.log(np.clip(space_probs["house"][i] / space_probs["house"][i].sum(), 1e-9, None))
+    house = HOUSES[int(np.argmax(house_lp))]
+    house_conf = float(np.exp(house_lp.max() - np.logaddexp.reduce(house_lp)))
+    for p, cands in zip(POSITIONS, readings):
+        name = agricola.space_name(p)
+        values[name] = cands[0][0]
+        alternatives[name] = cands
+        conf[name] = cands[0][1] * (house_conf if cands[0][0].kind == "room" else 1.0)
+    for e, pf in zip(EDGES, fence_p):
+        pf = float(pf)
+        values[e.name] = pf >= 0.5
+        alternatives[e.name] = [(pf >= 0.5, max(pf, 1 - pf)), (pf < 0.5, min(pf, 1 - pf))]
+        conf[e.name] = max(pf, 1 - pf)
+
+    values, farm, findings, changed = prefer_legal(values, alternatives, conf, house, off_board, params)
+    for name, (_, kept) in changed.items():
+        conf[name] = min(next(p for v, p in alternatives[name] if v == kept), 0.5)
+    # warnings lower the confidence of what they name
+    for f in findings:
+        for name in f.elements:
+            if name in conf:
+                conf[name] *= params.finding_penalty
+    flags = sorted((n for n in conf if conf[n] < params.flag_below or n in changed), key=lambda n: conf[n])
+    return Assembled(farm, conf, flags, findings, alternatives, changed)
+
+
+
+# ---------------------------------------------------------------------------
+# What the photo cannot show: the side file and the command line
+
+def parse_pairs(text: str, option: str, keys: tuple[str, ...]) -> dict[str, int]:
+    """``grain=2,vegetables=1`` -> ``{"grain": 2, "vegetables": 1}``; UserError naming the option."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in keys:
+            raise UserError(option, f"{part!r}: expected NAME=N with NAME one of {', '.join(keys)}")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            raise UserError(option, f"{part!r}: {value.strip()!r} is not a whole number") from None
+    return out
+
+
+def check_off_board(values: dict, source: str) -> dict:
+    """The off-board values checked against the farm's schema; UserError naming ``source`` and the field."""
+    unknown = sorted(set(values) - set(OFF_BOARD_KEYS) - {"game"})
+    if unknown:
+        raise UserError(source, f"unknown field {unknown[0]!r} (the off-board fields are "
+                                f"{', '.join(OFF_BOARD_KEYS)})")
+    data = {"game": "agricola", "farmyard": {"house": "wood", "spaces": [[{}] * COLUMNS] * ROWS},
+            **{k: v for k, v in values.items() if k != "game"}}
+    try:
+        agricola.from_dict(data)
+    except StateError as e:
+        raise UserError(source, str(e)) from None
+    return {k: v for k, v in values.items() if k != "game"}
+
+
+def off_board_values(side: dict | None, given: dict | None) -> dict:
+    """The side file's values with those given on the command line laid over them."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (side or {}).items()}
+    for key, value in (given or {}).items():
+        if isinstance(value, dict):
+            out[key] = {**out.get(key, {}), **value}
+        else:
+            out[key] = value
+    return out
+
+
+def side_values(source: str) -> dict | None:
+    """The photo's side file ``PHOTO.side.json`` (:func:`vision.batch.side_file`), None without one."""
+    from vision.batch import read_side
+
+    if source == "<array>":
+        return None
+    return read_side(Path(source))
+
+
+def off_board_from_args(args) -> dict:
+    """The off-board values given as options of ``scorelens read`` (declared in :mod:`vision.cli`)."""
+    out: dict[str, Any] = {}
+    if getattr(args, "supply", None) is not None:
+        out["supply"] = parse_pairs(args.supply, "--supply", ("grain", "vegetables"))
+    if getattr(args, "cards", None) is not None:
+        out["cards"] = parse_pairs(args.cards, "--cards", ANIMALS)
+    for option, key in (("card_points", "card_points"), ("bonus_points", "bonus_points"),
+                        ("begging", "begging_cards"), ("family", "family_members")):
+        if getattr(args, option, None) is not None:
+            out[key] = getattr(args, option)
+    if out and getattr(args, "game", "agricola") != "agricola":
+        raise UserError(None, "--supply, --cards, --card-points, --bonus-points, --begging and --family "
+                              "apply only to Agricola farms")
+    return check_off_board(out, "the options") if out else out
+
+
+# ---------------------------------------------------------------------------
+# The reader
+
+def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
+                  off_board: dict | None = None, models: AgricolaModels = MODELS):
+    """Read an Agricola farmyard from a decoded photo (the stages after decoding).
+
+    ``side`` is the photo's side file (read from beside the photo when not
+    given), ``off_board`` the values given on the command line, which win.
+    """
+    from vision.classify import classifier
+    from vision.read import Reading
+
+    found = find_board(image, models)
+    if found is None:
+        e = UserError(None, f"no Agricola farmyard found in {source}")
+        e.source = source
+        raise e
+    clock.lap("locate")
+    rect = rectify_board(image, found.h_mm_to_img)
+    small = shrink(rect)
+    white = meadow_white(rect)
+    clock.lap("rectify")
+    spaces, fences = cut_spaces(small), cut_fences(small)
+    clock.lap("cut")
+    heads = classifier(models.spaces).predict_heads(normalise_colour(spaces, white))
+    space_probs = {h: heads[h].probs for h in SPACE_HEADS}
+    fence_p = classifier(models.fences).predict_heads(normalise_colour(fences, white))["fence"].probs[:, 1]
+    clock.lap("classify")
+    corners = found.corners
+    room = space_probs["kind"][:, KINDS.index("room")].reshape(ROWS, COLUMNS)
+    if not upright(room):
+        space_probs, fence_p = turn_readings(space_probs, fence_p)
+        corners = np.roll(corners, -2, axis=0)
+        rect = np.ascontiguousarray(rect[::-1, ::-1])
+    if side is None:
+        side = side_values(source)
+    values = off_board_values(check_off_board(side, f"{source} side file") if side else None, off_board)
+    assembled = assemble_farm(space_probs, fence_p, values)
+    clock.lap("assemble")
+    card = agricola.score(assembled.state)
+    clock.lap("score")
+    return Reading("agricola", source, assembled.state, assembled.confidences, assembled.flags,
+                   assembled.findings, card, corners, rect, alternatives=assembled.alternatives)
+
+
+_GOOD, _FLAGGED, _GRID = (40, 200, 40), (40, 40, 235), (230, 150, 30)
+
+
+def draw_agricola(reading) -> np.ndarray:
+    """The rectified board with the spaces, fences and counts read drawn on it (flagged in red)."""
+    img = reading.rectified.copy()
+    s = img.shape[1] / AGRICOLA.width_mm
+    flagged = set(reading.flags)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    px = lambda v: int(round(v * s))     # noqa: E731
+    yard = reading.state.farmyard
+    for e in EDGES:
+        (x0, y0), (x1, y1) = AGRICOLA.edge_line(e.axis, e.row, e.column)
+        colour = _FLAGGED if e.name in flagged else _GOOD
+        if e in yard.fences:
+            cv2.line(img, (px(x0), px(y0)), (px(x1), px(y1)), colour, max(2, px(1.5)), cv2.LINE_AA)
+        elif e.name in flagged:
+            cv2.line(img, (px(x0), px(y0)), (px(x1), px(y1)), colour, 1, cv2.LINE_AA)
+    for p in POSITIONS:
+        name = agricola.space_name(p)
+        x0, y0, x1, y1 = AGRICOLA.space_box(*p)
+        colour = _FLAGGED if name in flagged else _GOOD
+        cv2.rectangle(img, (px(x0 + 1), px(y0 + 1)), (px(x1 - 1), px(y1 - 1)), colour if name in flagged else _GRID,
+                      1, cv2.LINE_AA)
+        text = space_text(yard[p])
+        if yard[p].kind == "room":
+            text = yard.house[0].upper() + text[1:] if len(text) > 1 else yard.house
+        cv2.putText(img, text, (px(x0 + 2), px(y0 + 9)), font, 0.12 * s, (0, 0, 0), max(2, px(0.9)), cv2.LINE_AA)
+        cv2.putText(img, text, (px(x0 + 2), px(y0 + 9)), font, 0.12 * s, colour, max(1, px(0.4)), cv2.LINE_AA)
+        conf = f"{reading.confidences.get(name, 1.0):.2f}"
+        cv2.putText(img, conf, (px(x0 + 2), px(y1 - 2)), font, 0.08 * s, colour, max(1, px(0.3)), cv2.LINE_AA)
+    cv2.putText(img, f"total {reading.card.total}", (px(AGRICOLA.grid_x), px(AGRICOLA.height_mm - 3.5)), font,
+                0.12 * s, (255, 255, 255), max(1, px(0.5)), cv2.LINE_AA)
+    return img
+
+
+def render_farm(farm: Farm) -> list[str]:
+    """The farmyard as text lines for the readable card: spaces, with the fences between them."""
+    yard = farm.farmyard
+    out = [f"  house: {yard.house}"]
+    cell = 5
+    for r in range(ROWS + 1):
+        line = "  +"
+        for c in range(COLUMNS):
+            line += ("=" * cell if Edge("h", r, c) in yard.fences else "-" * cell) + "+"
+        out.append(line)
+        if r == ROWS:
+            break
+        line = "  "
+        for c in range(COLUMNS + 1):
+            line += "#" if Edge("v", r, c) in yard.fences else "|"
+            if c < COLUMNS:
+                line += f"{space_text(yard[r, c]):^{cell}}"
+        out.append(line)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Training: ``python -m vision.train --game agricola --seed S`` (torch only here)
 
@@ -514,7 +920,8 @@ class Training:
     flat_farms: int = 1200                # farmyards drawn flat, jittered and cut
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
-    board_epochs: int = 12
+    board_epochs: int = 10
+    board_batch: int = 16
     space_epochs: int = 12
     fence_epochs: int = 6
     batch: int = 64
@@ -694,3 +1101,222 @@ def export(net, path: Path, shape: tuple, meta: dict, params: Training = TRAININ
         entry = model.metadata_props.add()
         entry.key, entry.value = k, v if isinstance(v, str) else json.dumps(v)
     onnx.save(model, str(path))
+
+
+def space_targets(space: Space, house: str) -> list[int]:
+    """The space model's label index for each head (-100: not learned from this space).
+
+    >>> space_targets(Space("room", people=2, sheep=1), "clay")
+    [1, 1, 0, 1, 1, 0, 0, 2]
+    """
+    animals = [(getattr(space, a), i + 1) for i, a in enumerate(ANIMALS) if getattr(space, a)]
+    count, animal = max(animals) if animals else (0, 0)
+    crop = 1 if space.grain else 2 if space.vegetables else 0
+    return [KINDS.index(space.kind), HOUSES.index(house) if space.kind == "room" else -100,
+            int(space.stable), animal, min(count, MAX_ANIMALS_ON_A_SPACE), crop,
+            min(space.grain + space.vegetables, 3), min(space.people, 5)]
+
+
+def farm_examples(farm: Farm, small: np.ndarray, white: np.ndarray, rng: np.random.Generator, params: Training):
+    """Space crops with their targets, and fence crops (every fence, some edges without) with theirs."""
+    yard = farm.farmyard
+    spaces = cut_spaces(small)
+    space_y = [space_targets(yard[p], yard.house) for p in POSITIONS]
+    fences = cut_fences(small)
+    fence_y = np.array([int(e in yard.fences) for e in EDGES])
+    none = np.flatnonzero(fence_y == 0)
+    keep = np.concatenate([np.flatnonzero(fence_y == 1),
+                           rng.choice(none, min(len(none), params.none_fences_per_farm), replace=False)])
+    return (spaces, np.array(space_y), np.repeat(white[None], len(spaces), 0),
+            fences[keep], fence_y[keep], np.repeat(white[None], len(keep), 0))
+
+
+def jitter_board(flat: np.ndarray, rng: np.random.Generator, ppm: float) -> np.ndarray:
+    """A flat board as a rectified photo might show it: about a millimetre off its frame, then
+    blurred, unevenly lit, noised and JPEG-compressed (:func:`vision.train.jitter_sheet`)."""
+    from vision.train import jitter_sheet
+
+    h, w = flat.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = src + rng.normal(0, 0.9 * ppm, (4, 2)).astype(np.float32)
+    img = cv2.warpPerspective(flat, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return jitter_sheet(img, rng, ppm)
+
+
+def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print):
+    """Examples cut from ``n`` random farms drawn flat and jittered."""
+    from vision.render import agricola as draw
+
+    parts = []
+    for i in range(n):
+        farm = draw.random_state(rng)
+        ppm = float(rng.uniform(*params.flat_px_per_mm))
+        img = jitter_board(draw.draw_farmyard(farm, rng, px_per_mm=ppm), rng, ppm)
+        s = CUT.rect_px_per_mm
+        rect = cv2.resize(img, (int(round(AGRICOLA.width_mm * s)), int(round(AGRICOLA.height_mm * s))),
+                          interpolation=cv2.INTER_AREA if ppm > s else cv2.INTER_LINEAR)
+        parts.append(farm_examples(farm, shrink(rect), meadow_white(rect), rng, params))
+        if (i + 1) % 300 == 0:
+            log(f"  {i + 1}/{n} flat farms")
+    return [np.concatenate(x) for x in zip(*parts)]
+
+
+def half_turn(h_mm_to_img: np.ndarray, g: AgricolaBoard = AGRICOLA) -> np.ndarray:
+    """The homography of the same board seen the other way up."""
+    return h_mm_to_img @ np.array([[-1, 0, g.width_mm], [0, -1, g.height_mm], [0, 0, 1]], np.float64)
+
+
+def photo_examples(pairs, rng: np.random.Generator, params: Training, models: AgricolaModels = MODELS,
+                   log=print, max_error_mm: float = 2.5):
+    """Examples cut from synthetic photos by this reader's own find, lock and rectify stages.
+
+    A photo whose board is not found within ``max_error_mm`` of where the truth has it is
+    left out (and counted).
+    """
+    from vision.photo import read_photo_file
+
+    parts, missed = [], 0
+    for path, truth in pairs:
+        photo = read_photo_file(path)
+        found = find_board(photo.image, models)
+        true = (np.float32(truth["corners"]) + 0.5) / photo.scale - 0.5
+        h_true = corners_homography(true, AGRICOLA.width_mm, AGRICOLA.height_mm)
+        pts = crossings().astype(np.float32)[None]
+        best = None
+        for h in ((found.h_mm_to_img, half_turn(found.h_mm_to_img)) if found else ()):
+            back = cv2.perspectiveTransform(cv2.perspectiveTransform(pts, h), np.linalg.inv(h_true))[0]
+            err = float(np.abs(back - pts[0]).max())
+            if best is None or err < best[0]:
+                best = (err, h)
+        if best is None or best[0] > max_error_mm:
+            missed += 1
+            continue
+        rect = rectify_board(photo.image, best[1])
+        parts.append(farm_examples(agricola.from_dict(truth["state"]), shrink(rect), meadow_white(rect), rng, params))
+    if missed:
+        log(f"  {missed} of {len(pairs)} photos: board not found where the truth has it, left out")
+    return [np.concatenate(x) for x in zip(*parts)]
+
+
+def _crop_augment(permute: bool):
+    """Batches of ``(crops, white)`` normalised and augmented for training."""
+    import torch
+
+    def augment(xb, yb, gen):
+        crops, white = xb
+        x = torch.from_numpy(normalise_colour(crops, white))
+        return augment_colour(x, gen, permute=permute), torch.from_numpy(yb)
+    return augment
+
+
+class _Pairs:
+    """Two aligned arrays indexed together (crops and their board's white)."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray):
+        self.a, self.b = a, b
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def __getitem__(self, idx):
+        return self.a[idx], self.b[idx]
+
+
+def train_space_net(crops, targets, white, params: Training, seed: int, log=print):
+    import torch
+    import torch.nn.functional as F
+
+    sizes = [len(v) for v in SPACE_HEADS.values()]
+    bounds = np.cumsum([0] + sizes)
+
+    def loss(out, y):
+        return sum(F.cross_entropy(out[:, bounds[i]:bounds[i + 1]], y[:, i], ignore_index=-100)
+                   for i in range(len(sizes)))
+    net = build_space_net(int(bounds[-1]))
+    return fit(net, _Pairs(crops, white), targets.astype(np.int64), loss, params.space_epochs, params, seed,
+               "spaces", _crop_augment(permute=False), log)
+
+
+def train_fence_net(crops, targets, white, params: Training, seed: int, log=print):
+    import torch.nn.functional as F
+
+    return fit(build_fence_net(), _Pairs(crops, white), targets.astype(np.int64),
+               lambda out, y: F.cross_entropy(out, y, label_smoothing=0.02), params.fence_epochs, params, seed,
+               "fences", _crop_augment(permute=True), log)
+
+
+def train_board_net(xs, ys, params: Training, seed: int, log=print):
+    import torch
+    import torch.nn.functional as F
+
+    def augment(xb, yb, gen):
+        x = torch.from_numpy(xb).permute(0, 3, 1, 2).float() / 255.0 - 0.5
+        y = torch.from_numpy(yb)[:, None]
+        for dim in (3, 2):
+            flip = (torch.rand(len(x), generator=gen) < 0.5)[:, None, None, None]
+            x, y = torch.where(flip, x.flip(dim), x), torch.where(flip, y.flip(dim), y)
+        if torch.rand(1, generator=gen) < 0.5:
+            x, y = x.transpose(2, 3), y.transpose(2, 3)
+        return augment_colour(x, gen, geometry=False), y
+    return fit(build_board_net(), xs, ys, F.binary_cross_entropy_with_logits, params.board_epochs,
+               replace(params, batch=params.board_batch), seed, "board", augment, log)
+
+
+def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False, cache: Path | None = None,
+                 log=print) -> int:
+    """Train and export the three Agricola models (``python -m vision.train --game agricola``).
+
+    The photos are the set ``1000 + seed`` of :func:`vision.render.write_set`
+    (the benchmark's default set is 1), rendered once into ``cache``. The
+    board network is trained first; the space and fence crops are then cut
+    from those photos by this reader's own stages with it, and from farms
+    drawn flat. The same seed gives the same models, up to floating-point
+    differences between machines.
+    """
+    import tempfile
+    from dataclasses import asdict
+
+    import torch
+
+    from vision.classify import classifier
+
+    params = TRAINING
+    if quick:
+        params = replace(params, photos=16, flat_farms=16, board_epochs=1, space_epochs=1, fence_epochs=1)
+    torch.set_num_threads(params.threads)
+    cv2.setNumThreads(params.threads)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}")
+    rng = np.random.default_rng(seed)
+    trained = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
+
+    log(f"{params.photos} photos of the set {1000 + seed} (cached in {cache})")
+    pairs = photo_set(params.photos, 1000 + seed, cache, params.photo_megapixels, log)
+    xs, ys = board_examples(pairs)
+    board = train_board_net(xs, ys, params, seed, log)
+    export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
+           {"labels": ["table", "board"], "input": "colour photo, vision.agricola.mask_input",
+            "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
+    classifier.cache_clear()
+    models = AgricolaModels(board=str(out / "agricola-board.onnx"))
+
+    log("cutting spaces and fence edges from the photos, with this reader's own stages")
+    photo = photo_examples(pairs, rng, params, models, log)
+    log(f"drawing {params.flat_farms} farms flat")
+    flat = flat_examples(params.flat_farms, rng, params, log)
+    sx, sy, sw, fx, fy, fw = (np.concatenate([a, b]) for a, b in zip(photo, flat))
+    log(f"{len(sx)} spaces ({len(photo[0])} from photos), {len(fx)} fence edges ({int(fy.sum())} fences)")
+
+    spaces = train_space_net(sx, sy, sw, params, seed + 1, log)
+    export(spaces, out / "agricola-spaces.onnx", (3, CUT.space_px, CUT.space_px),
+           {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.normalise_colour",
+            "trained": trained | {"spaces": len(sx)}}, params)
+    fences = train_fence_net(fx, fy, fw, params, seed + 2, log)
+    export(fences, out / "agricola-fences.onnx", (3, CUT.fence_wide_px, CUT.fence_len_px),
+           {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,
+            "input": "colour fence-edge crop, vision.agricola.normalise_colour",
+            "trained": trained | {"edges": len(fx)}}, params)
+    for name in ("agricola-board", "agricola-spaces", "agricola-fences"):
+        log(f"wrote {out / name}.onnx ({(out / f'{name}.onnx').stat().st_size / 1024:.0f} KiB)")
+    return 0

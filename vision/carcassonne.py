@@ -467,7 +467,7 @@ class Lattice:
     vp_pairs: int = 4               # pairs of vanishing points tried as the lattice, best supported first
     focal: tuple = (0.45, 1.5)      # plausible focal lengths, in image diagonals (phone lenses 24-50 mm)
     focal_default: float = 0.85     # used when the picture is seen too square-on to tell
-    size_range: tuple = (0.8, 1.25) # the tile size is searched this far around the layout model's guess
+    size_range: tuple = (0.6, 1.25) # a tile's side along a lattice axis, of the layout model's tile size
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_passes: int = 3
     ring: int = 1                   # empty squares around the tiles that are looked at too
@@ -603,22 +603,20 @@ def vanishing_points(s: np.ndarray, centre: np.ndarray, diag: float, rng: np.ran
     return [p[1:] for p in pairs[:params.vp_pairs]]
 
 
-def plane_homography(v1: np.ndarray, v2: np.ndarray, f: float, centre: np.ndarray) -> np.ndarray:
-    """The homography from the table's plane to the image, given the vanishing points
-    of two square directions and the focal length (principal point at the centre).
+def line_frame(v1: np.ndarray, v2: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The homography from a frame where the lines through ``v1`` are horizontal and those
+    through ``v2`` vertical, to the image; near pixel ``at`` (the frame's origin) a unit
+    step along either axis is one pixel.
 
-    Plane units are arbitrary but the same along both axes: a square on the
-    table is a square in the plane.
+    In this frame the tile lattice is regular (the perspective is undone):
+    only a period and a phase per axis are left to find.
     """
-    k = np.array([[f, 0, centre[0]], [0, f, centre[1]], [0, 0, 1.0]])
-    ki = np.linalg.inv(k)
-    d1 = ki @ v1
-    d1 /= np.linalg.norm(d1)
-    d2 = ki @ v2
-    d2 -= (d2 @ d1) * d1
-    d2 /= np.linalg.norm(d2)
-    n = np.cross(d1, d2)
-    return k @ np.c_[d1, d2, np.array([0.0, 0.0, 1.0]) / (n[2] if abs(n[2]) > 1e-9 else 1e-9)]
+    c = np.array([at[0], at[1], 1.0])
+    cols = []
+    for v in (v1, v2):
+        step = np.linalg.norm(v[:2] - at * v[2])
+        cols.append(v / (step if step > 1e-12 else 1.0))
+    return np.c_[cols[0], cols[1], c]
 
 
 def comb(values: np.ndarray, weights: np.ndarray, lo: float, hi: float, steps: int = 160):
@@ -651,15 +649,22 @@ def _on_lines(g: np.ndarray, s: np.ndarray, band: float):
     return axis, line, (axis >= 0) & (np.abs(pos - line) < band)
 
 
-def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> tuple[np.ndarray, float]:
+def lattice_support(g: np.ndarray, s: np.ndarray, band: float) -> float:
+    """The share of the length of the segments running along the lattice that lies on its lines."""
+    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
+    axis, _, near = _on_lines(g, s, band)
+    return float(w[near].sum() / max(w[axis >= 0].sum(), 1e-9))
+
+
+def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> np.ndarray:
     """Fit the lattice map ``g`` (cells -> pixels) to the segments that lie on lattice lines.
 
     Each segment near a lattice line (within :attr:`Lattice.border_band`,
     and along it) asks that its end points have that line's coordinate under
-    the inverse map: linear equations, solved by least squares (in
-    normalised image coordinates, gently held near the current map), then
-    again with the segments the new map explains. Returns the map and the
-    share of the segments' length lying on its lines.
+    the inverse map: linear equations, solved by least squares in
+    normalised image coordinates, then again with the segments the new map
+    puts on its lines. A fit that changes the tile size or the lattice's
+    turn by much is refused (the lines it used were not the tile edges).
     """
     w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
     pts = np.r_[s[:, :2], s[:, 2:]]
@@ -667,12 +672,17 @@ def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> t
     t = np.array([[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]])
     sn = np.c_[_apply(t, s[:, :2]), _apply(t, s[:, 2:])]
     gn = t @ g
+
+    def frame(h):
+        u, v = _apply(np.linalg.inv(h), np.zeros((1, 2)))[0]
+        p = _apply(h, np.array([[u, v], [u + 1, v], [u, v + 1]]))
+        return p[1] - p[0], p[2] - p[0]
+
+    ex0, ey0 = frame(gn)
     for _ in range(params.refine_passes):
         axis, line, near = _on_lines(gn, sn, params.border_band)
         if (near & (axis == 0)).sum() < 4 or (near & (axis == 1)).sum() < 4:
             break
-        inv = np.linalg.inv(gn)
-        inv /= inv[2, 2]
         rows, rhs, wt = [], [], []
         for ends in (sn[:, :2], sn[:, 2:]):
             for ax in (0, 1):
@@ -684,16 +694,21 @@ def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> t
                 r[:, 6:8] = -m[:, None] * p
                 rows.append(r)
                 rhs.append(m)
-                wt.append(np.sqrt(w[sel]))
+                wt.append(w[sel])
         a, b, wt = np.vstack(rows), np.concatenate(rhs), np.concatenate(wt)
-        x0 = inv.ravel()[:8]
-        lam = 1e-3 * wt.sum()
-        lhs = (a * wt[:, None] ** 2).T @ a + lam * np.eye(8)
-        x = np.linalg.solve(lhs, (a * wt[:, None] ** 2).T @ b + lam * x0)
-        gn = np.linalg.inv(np.r_[x, 1.0].reshape(3, 3))
-    g = np.linalg.inv(t) @ gn
-    axis, _, near = _on_lines(g, s, params.border_band)
-    return g, float(w[near].sum() / max(w[axis >= 0].sum(), 1e-9))
+        inv = np.linalg.inv(gn)
+        inv /= inv[2, 2]
+        lam = 1e-4 * wt.sum()
+        lhs = (a * wt[:, None]).T @ a + lam * np.eye(8)
+        x = np.linalg.solve(lhs, (a * wt[:, None]).T @ b + lam * inv.ravel()[:8])
+        new = np.linalg.inv(np.r_[x, 1.0].reshape(3, 3))
+        ex, ey = frame(new)
+        size = (np.linalg.norm(ex) + np.linalg.norm(ey)) / (np.linalg.norm(ex0) + np.linalg.norm(ey0))
+        turn = abs(math.atan2(ex[0] * ex0[1] - ex[1] * ex0[0], ex @ ex0))
+        if not (0.85 < size < 1.18) or turn > math.radians(6):
+            break
+        gn = new
+    return np.linalg.inv(t) @ gn
 
 
 @dataclass
@@ -736,11 +751,12 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
        :attr:`Lattice.work_tile_px` wide.
     2. Line segments there vote for two vanishing points square to each
        other (:func:`vanishing_points`), which undo the perspective
-       (:func:`plane_homography`).
-    3. In the plane, the lines' positions repeat with the tile pitch
+       (:func:`line_frame`).
+    3. In that frame, the lines' positions repeat with the tile pitch
        (:func:`comb`, searched around the model's tile size): period and
-       phase give the lattice, then :func:`refine_lattice` fits it to the
-       lines that lie on it.
+       phase give the lattice. Of the vanishing point pairs, the one whose
+       lattice explains most line length wins, and :func:`refine_lattice`
+       fits it to the lines that lie on it.
     4. The lattice is turned so that its x axis runs along the photo's and
        is never mirrored.
     """
@@ -776,26 +792,24 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     centre = _apply(np.linalg.inv(work_to_photo), np.array([[w / 2, h / 2]]))[0]
     diag = math.hypot(w, h) * k
     best = None
+    lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0) if len(segs) else centre
+    lo, hi = tile * k * params.size_range[0], tile * k * params.size_range[1]
     for v1, v2, f, ia, ib in vanishing_points(segs, centre, diag, rng, params):
-        hp = plane_homography(v1, v2, f, centre)
-        hpi = np.linalg.inv(hp)
-        lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-        mids = _apply(hpi, (segs[:, :2] + segs[:, 2:]) / 2)
-        # plane units per work pixel, in the middle of the layout
-        c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0)
-        q = _apply(hpi, np.array([c, c + [1, 0], c + [0, 1]]))
-        per_px = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[0])) / 2
-        guess = tile * k * per_px
-        lo, hi = guess * params.size_range[0], guess * params.size_range[1]
-        sx, px, _ = comb(mids[ib, 0], lengths[ib], lo, hi)      # lines towards v2 run along plane y: constant x
+        hl = line_frame(v1, v2, c)
+        mids = _apply(np.linalg.inv(hl), (segs[:, :2] + segs[:, 2:]) / 2)
+        sx, px, _ = comb(mids[ib, 0], lengths[ib], lo, hi)      # lines through v2 have a constant x
         sy, py, _ = comb(mids[ia, 1], lengths[ia], lo, hi)
-        g = hp @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
-        g, support = refine_lattice(g, segs, params)
+        g = hl @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
+        if not _plausible(g, c, tile * k):
+            continue
+        support = lattice_support(g, segs, params.border_band)
         if best is None or support > best[1]:
             best = (g, support)
     if best is None:
         return None
-    g, support = best
+    g = refine_lattice(best[0], segs, params)
+    support = lattice_support(g, segs, params.border_band)
     g = work_to_photo @ g
     g = _upright(g, np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
     # the squares the layout model sees tiles in
@@ -805,6 +819,19 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, centres)}, key=lambda t: (t[1], t[0]))
     mid_cell = np.floor(_apply(gi, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0]).astype(int)
     return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs))
+
+
+def _plausible(g: np.ndarray, at: np.ndarray, tile: float) -> bool:
+    """Whether the lattice's square at pixel ``at`` is about ``tile`` pixels large and not too
+    far from square (a 40 degree tilt squeezes a square to three quarters)."""
+    try:
+        u, v = _apply(np.linalg.inv(g), at[None])[0]
+    except np.linalg.LinAlgError:
+        return False
+    p = _apply(g, np.array([[u, v], [u + 1, v], [u, v + 1]]))
+    a, b = np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])
+    cos = abs((p[1] - p[0]) @ (p[2] - p[0])) / (a * b + 1e-12)
+    return 0.6 < math.sqrt(a * b) / tile < 1.6 and 0.55 < a / b < 1.8 and cos < 0.6
 
 
 def _upright(g: np.ndarray, at: np.ndarray) -> np.ndarray:

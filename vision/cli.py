@@ -229,6 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", metavar="DIR",
                    help="write the located corners, the rectified board with every reading drawn, and the JSON")
     p.add_argument("--template", metavar="FILE", help="Avenue: the printed layout of your pad (a template file)")
+    off = p.add_argument_group("Agricola: what the photo cannot show (these win over PHOTO.side.json)")
+    off.add_argument("--supply", metavar="grain=N,vegetables=N", help="grain and vegetables in the supply")
+    off.add_argument("--cards", metavar="sheep=N,boar=N,cattle=N", help="animals kept on cards")
+    off.add_argument("--card-points", type=int, metavar="N", help="points printed on the played cards")
+    off.add_argument("--bonus-points", type=int, metavar="N", help="bonus points")
+    off.add_argument("--begging", type=int, metavar="N", help="begging cards held")
+    off.add_argument("--family", type=int, metavar="N", help="family members (default: the discs in the rooms)")
     p.set_defaults(func=cmd_read)
 
     p = sub.add_parser("review", help="fix misreads on a local web page, and keep the corrections",

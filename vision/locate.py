@@ -102,12 +102,17 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
     scale = min(1.0, params.work_long_side / max(image.shape[:2]))
     work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     full = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    # printed lines are thin: look for them at the photo's own resolution
-    response = line_map(full, 3, 1)
+    # printed lines are thin: look for them at the photo's own resolution too
+    coarse = line_map(work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY))
+    fine = line_map(full, 3, 2) if scale < 1 else None
 
     found = []
     for quad, rect in candidate_quads(work, layout, params):
-        for corners, s in _orientations(response, quad / scale, rect, layout, params):
+        scored = _orientations(coarse, quad, rect, layout, params)
+        if fine is not None:
+            scored = [(c / scale, max(s, s_fine)) for (c, s), (_, s_fine)
+                      in zip(scored, _orientations(fine, quad / scale, rect, layout, params))]
+        for corners, s in scored:
             found.append((s, corners, quad / scale, rect))
     found.sort(key=lambda f: -f[0])
     if layout.grid is None:        # no grid to check against: the outline's score decides

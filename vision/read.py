@@ -155,6 +155,16 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
 READERS: dict[str, Callable[..., Reading]] = {"avenue": read_avenue}
 
 
+def read_agricola(image: np.ndarray, source: str, clock: _Clock, side: dict | None = None, **options) -> Reading:
+    """The Agricola reader (:mod:`vision.agricola`), imported when first used."""
+    from vision import agricola
+
+    return agricola.read_agricola(image, source, clock, side=side, **options)
+
+
+READERS["agricola"] = read_agricola
+
+
 def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: str | Path | None = None,
                use_saved: bool = True, **options) -> Reading:
     """Read the board in ``photo`` (a file, or a BGR array) and score it.
@@ -266,6 +276,15 @@ def draw_corners(image: np.ndarray, corners: np.ndarray, max_side: int = 1600) -
 DRAWERS: dict[str, Callable[[Reading], np.ndarray]] = {"avenue": draw_avenue}
 
 
+def draw_agricola(reading: Reading) -> np.ndarray:
+    from vision import agricola
+
+    return agricola.draw_agricola(reading)
+
+
+DRAWERS["agricola"] = draw_agricola
+
+
 def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_scale: int = 1) -> list[Path]:
     """Write ``NAME.located.jpg`` (the photo with the corners), ``NAME.rectified.png``
     (the board with every reading drawn) and ``NAME.reading.json`` into ``folder``."""
@@ -296,12 +315,17 @@ SEGMENT_GLYPHS = {"NS": "│", "EW": "─", "NE": "└", "ES": "┌", "SW": "┐
 
 
 def _value_text(value) -> str:
+    from scoring.agricola import Space
+
+    if isinstance(value, Space):
+        from vision.agricola import space_text
+        return space_text(value)
     return "blank" if value is None else str(value)
 
 
 def render_reading(reading: Reading) -> str:
     """The readable card: the sheet as read, the score card, and what is flagged."""
-    out = [f"{reading.source}: {reading.game} sheet" + (
+    out = [f"{reading.source}: {reading.game} {'farm' if reading.game == 'agricola' else 'sheet'}" + (
         f", template {reading.state.template.name}" if reading.game == "avenue" else "")]
     if reading.game == "avenue":
         sheet = reading.state
@@ -313,6 +337,9 @@ def render_reading(reading: Reading) -> str:
                 rnd = sheet.rounds[r]
                 side = f"    round {r + 1}: {rnd.farm or '-'} {'-' if rnd.score is None else rnd.score}"
             out.append(f"  {r} {row}{side}")
+    elif reading.game == "agricola":
+        from vision.agricola import render_farm
+        out += render_farm(reading.state)
     out.append("")
     out.append(reading.card.render())
     if reading.flags:
@@ -337,6 +364,10 @@ def cmd_read(args) -> int:
             options["template"] = avenue.load_template(args.template)
         except scoring.StateError as e:
             raise UserError(None, str(e)) from None
+    from vision.agricola import off_board_from_args
+    off_board = off_board_from_args(args)          # Agricola: what the photo cannot show
+    if off_board:
+        options["off_board"] = off_board
     failed = 0
     results = []
     for i, path in enumerate(args.photos):
