@@ -484,8 +484,9 @@ class LatticeFit:
     cell_to_image: np.ndarray       # (3, 3)
     cells: list                     # (i, j) squares where the layout model sees tiles
     cell_px: float                  # the tile side near the layout's middle, in image pixels
-    support: float                  # share of the line length the lattice explains
+    support: float                  # share of the line length on the lattice's lines and half-lines
     segments: int                   # line segments used
+    seen: np.ndarray | None = None  # (N, 2) photo points where the layout model sees tiles
 
 
 def line_segments(gray: np.ndarray, min_length: float) -> np.ndarray:
@@ -752,11 +753,14 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     2. Line segments there vote for two vanishing points square to each
        other (:func:`vanishing_points`), which undo the perspective
        (:func:`line_frame`).
-    3. In that frame, the lines' positions repeat with the tile pitch
-       (:func:`comb`, searched around the model's tile size): period and
-       phase give the lattice. Of the vanishing point pairs, the one whose
-       lattice explains most line length wins, and :func:`refine_lattice`
-       fits it to the lines that lie on it.
+    3. In that frame, the lines' positions repeat with half the tile
+       pitch: the tile edges, and the roads and city walls that cross
+       tiles in the middle (:func:`comb`, searched around the model's tile
+       size). Of the vanishing point pairs, the one whose lattice explains
+       most line length wins, and :func:`refine_lattice` fits it to the
+       lines that lie on it. Whether the tile edges are the lattice's
+       lines or its half-lines is left to the tile model
+       (:func:`choose_phase`).
     4. The lattice is turned so that its x axis runs along the photo's and
        is never mirrored.
     """
@@ -794,31 +798,40 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     best = None
     lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0) if len(segs) else centre
-    lo, hi = tile * k * params.size_range[0], tile * k * params.size_range[1]
+    # the half pitch: tile edges and the roads and city walls across the middle of tiles all lie on it
+    lo, hi = tile * k * params.size_range[0] / 2, tile * k * params.size_range[1] / 2
     for v1, v2, f, ia, ib in vanishing_points(segs, centre, diag, rng, params):
         hl = line_frame(v1, v2, c)
         mids = _apply(np.linalg.inv(hl), (segs[:, :2] + segs[:, 2:]) / 2)
         sx, px, _ = comb(mids[ib, 0], lengths[ib], lo, hi)      # lines through v2 have a constant x
         sy, py, _ = comb(mids[ia, 1], lengths[ia], lo, hi)
-        g = hl @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
-        if not _plausible(g, c, tile * k):
+        half = hl @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
+        if not _plausible(half, c, tile * k / 2):
             continue
-        support = lattice_support(g, segs, params.border_band)
+        support = lattice_support(half, segs, params.border_band)
         if best is None or support > best[1]:
-            best = (g, support)
+            best = (half, support)
     if best is None:
         return None
-    g = refine_lattice(best[0], segs, params)
-    support = lattice_support(g, segs, params.border_band)
-    g = work_to_photo @ g
-    g = _upright(g, np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
+    half = refine_lattice(best[0], segs, params)
+    support = lattice_support(half, segs, params.border_band)
+    g = _upright(work_to_photo @ half @ np.diag([2.0, 2.0, 1.0]), np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
     # the squares the layout model sees tiles in
     gi = np.linalg.inv(g)
     rr, cc = np.nonzero(lmap.prob >= params.min_layout)
     centres = np.c_[(cc + 0.5) * to_photo - 0.5, (rr + 0.5) * to_photo - 0.5]
     cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, centres)}, key=lambda t: (t[1], t[0]))
     mid_cell = np.floor(_apply(gi, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0]).astype(int)
-    return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs))
+    return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs), centres)
+
+
+def shifted(fit: LatticeFit, dx: float, dy: float) -> LatticeFit:
+    """The lattice moved by ``(dx, dy)`` tiles (half a tile, when its lines were the middles of tiles)."""
+    g = fit.cell_to_image @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
+    gi = np.linalg.inv(g)
+    cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, fit.seen)},
+                   key=lambda t: (t[1], t[0]))
+    return LatticeFit(g, cells, fit.cell_px, fit.support, fit.segments, fit.seen)
 
 
 def _plausible(g: np.ndarray, at: np.ndarray, tile: float) -> bool:
@@ -955,3 +968,448 @@ def normalise_tiles(batch: np.ndarray) -> np.ndarray:
     x = batch.astype(np.float32)
     level = np.percentile(x.max(axis=3).reshape(len(x), -1), 95, axis=1).reshape(-1, 1, 1, 1) + 1.0
     return np.ascontiguousarray((x / level - 0.5).transpose(0, 3, 1, 2))
+
+
+# ---------------------------------------------------------------------------
+# Classifying the cells: the tile model
+
+
+COLOURS = ("red", "blue", "green", "yellow", "black")
+
+
+def meeple_labels() -> list[str]:
+    """The meeple map's labels: ``none``, then each colour standing and lying.
+
+    >>> meeple_labels()[:3]
+    ['none', 'red:standing', 'red:lying']
+    """
+    return ["none"] + [f"{c}:{pose}" for c in COLOURS for pose in ("standing", "lying")]
+
+
+@dataclass
+class TileReadings:
+    """What the tile model says about a batch of crops."""
+
+    probs: np.ndarray               # (N, K) over the tile labels (non-canonical rotations get 0)
+    meeples: np.ndarray             # (N, M, grid, grid) meeple map probabilities
+    embedding: np.ndarray           # (N, D) the penultimate layer
+
+
+class TileModel:
+    """The tile classifier (``models/NAME.onnx``): a crop -> tile label, meeple map, embedding.
+
+    With a calibration (:func:`load_calibration`), the label
+    probabilities are those of the calibrated last layer.
+    """
+
+    def __init__(self, name: str = "carcassonne-tiles", calibration: "Calibration | None" = None):
+        import json
+
+        self.session = _session(name)
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.labels = json.loads(meta["labels"])
+        self.size = int(meta["size"])
+        self.calibration = calibration
+        allowed = np.zeros(len(self.labels), bool)
+        for i, label in enumerate(self.labels):
+            c = parse_label(label)
+            allowed[i] = c is None or c[1] == canonical_rotation(*c)
+        self.allowed = allowed
+
+    def predict(self, crops: np.ndarray) -> TileReadings:
+        if not len(crops):
+            k = len(self.labels)
+            return TileReadings(np.zeros((0, k)), np.zeros((0, 11, CUT.grid, CUT.grid)), np.zeros((0, 1)))
+        x = normalise_tiles(crops)
+        name = self.session.get_inputs()[0].name
+        logits, maps, emb = self.session.run(None, {name: x})
+        if self.calibration is not None:
+            logits = self.calibration.logits(emb, logits)
+        logits = np.where(self.allowed[None], logits, -np.inf)
+        return TileReadings(_softmax(logits, 1), _softmax(maps, 1), emb)
+
+
+def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
+    z = z - np.max(z, axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lattice = LATTICE,
+               cut: Cut = CUT) -> dict:
+    """Classify the layout's squares, growing outwards from those the layout model sees:
+    every square next to a tile is read too, until the layout is closed by empty squares
+    (or the photo's edge). Returns square -> (probabilities, meeple map)."""
+    h, w = image.shape[:2]
+    g = fit.cell_to_image
+
+    def inside(sq):
+        i, j = sq
+        p = _apply(g, np.array([[i - cut.margin, j - cut.margin], [i + 1 + cut.margin, j - cut.margin],
+                                [i + 1 + cut.margin, j + 1 + cut.margin], [i - cut.margin, j + 1 + cut.margin]]))
+        return bool((p[:, 0] > -0.5).all() and (p[:, 1] > -0.5).all() and (p[:, 0] < w - 0.5).all()
+                    and (p[:, 1] < h - 0.5).all())
+
+    empty = model.labels.index(EMPTY)
+    out: dict = {}
+    todo = {(i + di, j + dj) for i, j in fit.cells for di in range(-params.ring, params.ring + 1)
+            for dj in range(-params.ring, params.ring + 1)}
+    pyramid: dict = {}
+    limit = 40 * 40
+    while todo and len(out) < limit:
+        batch = sorted(sq for sq in todo if sq not in out and inside(sq))
+        if not batch:
+            break
+        r = model.predict(cut_tiles(image, g, batch, cut, pyramid))
+        todo = set()
+        for n, sq in enumerate(batch):
+            out[sq] = (r.probs[n], r.meeples[n], r.embedding[n])
+            if r.probs[n, empty] < 0.5:
+                todo |= {rules.neighbour(sq, e) for e in rules.EDGES}
+        todo -= out.keys()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Meeples: blobs in the meeple maps, put on the feature under them
+
+
+@dataclass(frozen=True)
+class MeepleFinding:
+    """Parameters of finding meeples in the tile model's meeple maps."""
+
+    min_peak: float = 0.5           # a meeple's peak probability (of any meeple class)
+    suppress: float = 1.8           # other peaks this near (grid cells) belong to the same meeple
+
+
+MEEPLES = MeepleFinding()
+
+
+@dataclass(frozen=True)
+class SeenMeeple:
+    """A meeple seen on a tile: where (tile units, as the tile lies), its colour and pose."""
+
+    square: tuple[int, int]
+    u: float
+    v: float
+    colour: str
+    lying: bool
+    confidence: float
+
+
+def find_meeples(square: tuple[int, int], mmap: np.ndarray, params: MeepleFinding = MEEPLES,
+                 cut: Cut = CUT) -> list[SeenMeeple]:
+    """The meeples standing on the tile of ``square``, from its crop's meeple map
+    ``(M, grid, grid)`` (probabilities): peaks of the meeple probability inside the
+    tile (those in the crop's margin belong to the neighbours), each with its colour
+    and pose summed around the peak.
+
+    >>> m = np.zeros((11, 12, 12)); m[0] = 1; m[0, 5:7, 2:4] = 0.1; m[3, 5:7, 2:4] = 0.9   # blue standing
+    >>> [(s.colour, s.lying, round(s.u, 2), round(s.v, 2)) for s in find_meeples((0, 0), m)]
+    [('blue', False, 0.2, 0.5)]
+    """
+    n = mmap.shape[-1]
+    p = 1.0 - mmap[0]
+    labels = meeple_labels()
+    found = []
+    taken = np.zeros_like(p, bool)
+    order = np.argsort(-p, axis=None)
+    k = 1 + 2 * cut.margin
+    for flat in order:
+        y, x = divmod(int(flat), n)
+        if p[y, x] < params.min_peak:
+            break
+        if taken[y, x]:
+            continue
+        yy, xx = np.mgrid[0:n, 0:n]
+        near = (yy - y) ** 2 + (xx - x) ** 2 <= params.suppress ** 2
+        taken |= near
+        around = near & (p > 0.25 * p[y, x])
+        wgt = p * around
+        cu = float((wgt * (xx + 0.5)).sum() / wgt.sum()) / n
+        cv = float((wgt * (yy + 0.5)).sum() / wgt.sum()) / n
+        u, v = cu * k - cut.margin, cv * k - cut.margin
+        if not (0.0 <= u < 1.0 and 0.0 <= v < 1.0):
+            continue
+        cls = (mmap[1:] * around[None]).sum(axis=(1, 2))
+        best = int(np.argmax(cls)) + 1
+        colour, pose = labels[best].split(":")
+        conf = float(p[y, x] * cls[best - 1] / max(cls.sum(), 1e-9))
+        found.append(SeenMeeple(square, u, v, colour, pose == "lying", conf))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Assembling the layout
+
+
+@dataclass
+class Assembled:
+    """The layout as read, with every element's confidence and what is doubtful."""
+
+    layout: rules.Layout
+    confidences: dict               # element name -> confidence
+    flags: list                     # element names, most doubtful first
+    findings: list                  # the scoring core's warnings
+    alternatives: dict              # element name -> [(value, p), ...]
+    origin: tuple[int, int]         # the lattice square that is (0, 0) in the layout
+    changed: dict                   # element name -> (best guess, chosen)
+
+
+def _components(squares: set) -> list[set]:
+    seen, groups = set(), []
+    for start in sorted(squares):
+        if start in seen:
+            continue
+        group, todo = set(), [start]
+        seen.add(start)
+        while todo:
+            sq = todo.pop()
+            group.add(sq)
+            for e in rules.EDGES:
+                nb = rules.neighbour(sq, e)
+                if nb in squares and nb not in seen:
+                    seen.add(nb)
+                    todo.append(nb)
+        groups.append(group)
+    return sorted(groups, key=len, reverse=True)
+
+
+def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
+                    decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES) -> Assembled:
+    """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
+
+    The squares whose best reading is a tile and that hang together with
+    the largest group of them are the layout; :func:`decode_layout` chooses
+    their tiles jointly; meeples are found on them and put on features.
+    Squares are renumbered so that the layout's top-left square is (0, 0).
+    """
+    empty = labels.index(EMPTY)
+    tiled = {sq for sq, (p, *_) in cells.items() if p[empty] < 0.5}
+    groups = _components(tiled)
+    main = groups[0] if groups else set()
+    cands = {}
+    for sq in main:
+        p = cells[sq][0]
+        order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
+        cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
+    decoded = decode_layout(cands, params=decode)
+    if not main:
+        return Assembled(rules.Layout((), (), tuple(track), layout_rules or rules.Rules()), {}, [], [], {}, (0, 0), {})
+    x0 = min(x for x, _ in main)
+    y0 = min(y for _, y in main)
+    name = lambda sq: f"tile:{sq[0] - x0},{sq[1] - y0}"
+    tiles = tuple(rules.Placement(x - x0, y - y0, *decoded.tiles[(x, y)])
+                  for x, y in sorted(main, key=lambda s: (s[1], s[0])))
+    confidences = {name(sq): float(decoded.confidence[sq]) for sq in main}
+    alternatives = {name(sq): [(f"{c[0]}:{c[1]}" if c else None, p) for c, p in cands[sq][:3]] for sq in main}
+    changed = {name(sq): tuple(f"{c[0]}:{c[1]}" for c in pair) for sq, pair in decoded.changed.items()}
+    # the empty squares around the layout: a tile missed would be one of them
+    for sq, (p, *_) in cells.items():
+        if sq not in main and any(rules.neighbour(sq, e) in main for e in rules.EDGES):
+            confidences[name(sq)] = float(p[empty])
+            best = [i for i in np.argsort(-p) if i != empty][0]
+            alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
+    meeples, mconf = [], []
+    for (x, y), (tile, rotation) in sorted(decoded.tiles.items(), key=lambda t: (t[0][1], t[0][0])):
+        if (x, y) not in main:
+            continue
+        for seen in find_meeples((x, y), cells[(x, y)][1], meeple_params):
+            feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying)
+            meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
+            mconf.append(seen.confidence)
+    for i, c in enumerate(mconf):
+        confidences[f"meeple:{i}"] = c
+    layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
+    findings = rules.validate(layout)
+    for f in findings:
+        for element in f.elements:
+            if element in confidences:
+                confidences[element] *= 0.5
+    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
+                   key=lambda n: (n not in changed, confidences[n]))
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
+
+
+# ---------------------------------------------------------------------------
+# Reading a photo
+
+
+@dataclass(frozen=True)
+class CarcassonneModels:
+    """The Carcassonne reader's models: ``models/NAME.onnx``, or paths."""
+
+    layout: str = "carcassonne-layout"   # where the tiles lie in the photo, and how large they are
+    tiles: str = "carcassonne-tiles"     # a lattice cell: empty or a tile and its rotation; its meeples
+
+
+MODELS = CarcassonneModels()
+
+#: Points on the score track: ``red=54,blue=61`` (commas or spaces between players).
+_TRACK_ENTRY = r"([a-z][a-z0-9_-]*)=(-?\d+)"
+
+
+def parse_track(text) -> dict[str, int]:
+    """The score-track points per player, from ``red=54,blue=61`` or a dict.
+
+    >>> parse_track("red=54, blue=61")
+    {'red': 54, 'blue': 61}
+    >>> parse_track("red=lots")
+    Traceback (most recent call last):
+    ...
+    vision.UserError: --track: 'red=lots' is not COLOUR=POINTS (e.g. red=54,blue=61)
+    """
+    import re
+
+    from vision import UserError
+
+    if text is None:
+        return {}
+    if isinstance(text, dict):
+        items = list(text.items())
+    else:
+        items = []
+        for word in re.split(r"[,\s]+", str(text).strip()):
+            if not word:
+                continue
+            m = re.fullmatch(_TRACK_ENTRY, word.lower())
+            if not m:
+                raise UserError("--track", f"{word!r} is not COLOUR=POINTS (e.g. red=54,blue=61)")
+            items.append((m[1], int(m[2])))
+    out: dict[str, int] = {}
+    for colour, points in items:
+        if not isinstance(colour, str) or isinstance(points, bool) or not isinstance(points, int):
+            raise UserError("track", f"{colour}={points!r}: the points must be a whole number")
+        if colour in out:
+            raise UserError("--track", f"{colour} is given twice")
+        out[colour] = points
+    return out
+
+
+def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: dict | None = None,
+                     models: CarcassonneModels = MODELS, calibration=None, edition: int | None = None):
+    """Read a Carcassonne layout from a decoded photo (the stages after decoding).
+
+    ``track`` holds each player's points on the score track (a dict, or
+    ``"red=54,blue=61"``); without it, the side file's ``"track"`` is used
+    (``side``, the photo's ``NAME.side.json``: ``{"track": {"red": 54}, "edition": 2}``).
+    ``calibration``: a :class:`Calibration`, a file, False for none; by
+    default the user's own (``scorelens calibrate``) if there is one.
+    """
+    from vision import UserError
+    from vision.read import Reading
+
+    side = side or {}
+    if not isinstance(side, dict):
+        raise UserError(source, "the side file must hold a JSON object")
+    points = parse_track(track if track is not None else side.get("track"))
+    edition = edition if edition is not None else side.get("edition", 3)
+    try:
+        layout_rules = rules.Rules(int(edition))
+    except (TypeError, ValueError) as e:
+        raise UserError(source, f"edition: {e}") from None
+    calib = load_calibration(calibration)
+    lmap = layout_map(image, models.layout)
+    fit = find_lattice(image, lmap)
+    if fit is None:
+        raise UserError(source, f"no Carcassonne layout found in {source}")
+    clock.lap("lattice")
+    model = TileModel(models.tiles, calib)
+    cells = read_cells(image, fit, model)
+    clock.lap("classify")
+    assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules)
+    if not assembled.layout.tiles:
+        raise UserError(source, f"no Carcassonne layout found in {source}")
+    clock.lap("assemble")
+    card = rules.score(assembled.layout)
+    clock.lap("score")
+    corners, rectified = _frame_and_picture(image, fit, assembled)
+    reading = Reading("carcassonne", source, assembled.layout, assembled.confidences, assembled.flags,
+                      assembled.findings, card, corners, rectified, alternatives=assembled.alternatives)
+    reading.lattice = fit
+    reading.changed = assembled.changed
+    return reading
+
+
+#: The rectified layout drawn for --debug: pixels per tile, and the most pixels on its longer side.
+PICTURE_TILE_PX, PICTURE_MAX_PX = 96, 2400
+
+
+def _frame_and_picture(image: np.ndarray, fit: LatticeFit, assembled: Assembled):
+    """The layout's frame (corners TL TR BR BL in the image) and the layout rectified (a tile
+    :data:`PICTURE_TILE_PX` pixels, half a tile around it)."""
+    import cv2
+
+    x0, y0 = assembled.origin
+    xs = [p.x + x0 for p in assembled.layout.tiles]
+    ys = [p.y + y0 for p in assembled.layout.tiles]
+    a, b, c, d = min(xs), min(ys), max(xs) + 1, max(ys) + 1
+    corners = _apply(fit.cell_to_image, np.array([[a, b], [c, b], [c, d], [a, d]], float)).astype(np.float32)
+    px = min(PICTURE_TILE_PX, PICTURE_MAX_PX / (max(c - a, d - b) + 1))
+    m = 0.5
+    to_cell = np.array([[1 / px, 0, a - m + 0.5 / px], [0, 1 / px, b - m + 0.5 / px], [0, 0, 1]])
+    size = (int(round((c - a + 2 * m) * px)), int(round((d - b + 2 * m) * px)))
+    rect = cv2.warpPerspective(image, fit.cell_to_image @ to_cell, size,
+                               flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return corners, rect
+
+
+def draw_carcassonne(reading) -> np.ndarray:
+    """The rectified layout with the lattice, each tile's letter and an arrow to its
+    printed north, and each meeple (flagged elements in red)."""
+    import cv2
+
+    img = reading.rectified.copy()
+    layout = reading.state
+    xs = [p.x for p in layout.tiles]
+    ys = [p.y for p in layout.tiles]
+    cols, rows = max(xs) + 1, max(ys) + 1
+    px = img.shape[1] / (cols + 1.0)
+    off = 0.5 * px
+    flagged = set(reading.flags)
+    good, bad, grid = (40, 170, 40), (30, 30, 230), (230, 150, 30)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for i in range(cols + 1):
+        cv2.line(img, (int(off + i * px), int(off)), (int(off + i * px), int(off + rows * px)), grid, 1)
+    for j in range(rows + 1):
+        cv2.line(img, (int(off), int(off + j * px)), (int(off + cols * px), int(off + j * px)), grid, 1)
+    for p in layout.tiles:
+        name = f"tile:{p.x},{p.y}"
+        colour = bad if name in flagged else good
+        cx, cy = off + (p.x + 0.5) * px, off + (p.y + 0.5) * px
+        dx, dy = [(0, -1), (1, 0), (0, 1), (-1, 0)][p.rotation // 90]
+        tip = (int(cx + dx * 0.38 * px), int(cy + dy * 0.38 * px))
+        cv2.arrowedLine(img, (int(cx), int(cy)), tip, colour, max(1, int(px / 32)), cv2.LINE_AA, tipLength=0.35)
+        cv2.putText(img, p.tile, (int(cx - 0.3 * px), int(cy + 0.35 * px)), font, px / 70, (255, 255, 255),
+                    max(2, int(px / 20)), cv2.LINE_AA)
+        cv2.putText(img, p.tile, (int(cx - 0.3 * px), int(cy + 0.35 * px)), font, px / 70, colour,
+                    max(1, int(px / 40)), cv2.LINE_AA)
+    ink = {"red": (40, 40, 220), "blue": (200, 90, 30), "green": (40, 160, 40), "yellow": (30, 210, 240),
+           "black": (20, 20, 20)}
+    for i, m in enumerate(layout.meeples):
+        tile = next(t for t in layout.tiles if (t.x, t.y) == (m.x, m.y))
+        u, v = _feature_point(tile.tile, tile.rotation, m.feature, layout.expansions)
+        cx, cy = int(off + (m.x + u) * px), int(off + (m.y + v) * px)
+        r = max(3, int(px / 9))
+        cv2.circle(img, (cx, cy), r, ink.get(m.colour, (255, 0, 255)), -1, cv2.LINE_AA)
+        cv2.circle(img, (cx, cy), r, bad if f"meeple:{i}" in flagged else (255, 255, 255), 2, cv2.LINE_AA)
+        cv2.putText(img, m.feature.split(":")[0][:2], (cx + r, cy - r), font, px / 160, (255, 255, 255), 1,
+                    cv2.LINE_AA)
+    return img
+
+
+def _feature_point(name: str, rotation: int, feature: str, expansions=("base",)) -> tuple[float, float]:
+    """A point of the tile (as it lies) on ``feature``: the middle of its part in the part map."""
+    tile = rules.load_catalogue(expansions)[name]
+    kind, _, where = feature.partition(":")
+    parts = [i for i, q in enumerate(tile.parts_at(rotation)) if q.kind == kind and (not where or q.touches(where))]
+    m = part_map(name, tuple(expansions))
+    if not parts:
+        return 0.5, 0.5
+    ys, xs = np.nonzero(m == parts[0])
+    n = m.shape[0]
+    k = int(np.argmin((xs - xs.mean()) ** 2 + (ys - ys.mean()) ** 2))
+    u, v = (xs[k] + 0.5) / n, (ys[k] + 0.5) / n
+    for _ in range(rotation // 90):          # printed -> as it lies: one clockwise quarter turn at a time
+        u, v = 1.0 - v, u
+    return u, v

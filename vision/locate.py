@@ -224,8 +224,9 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
             if params.corner_refine:
                 quad = refine_corners(quad, c)
             rects = (grid_rect,) if kind == "ink" else (page_rect, grid_rect)
-            quads = [quad] + (completions(quad) if kind != "ink" and n < 3 else [])
-            found += [(q, rect) for q in quads for rect in rects]
+            found += [(quad, rect) for rect in rects]
+            if kind != "ink" and n < 3:
+                found += [(q, page_rect) for q in completions(quad)]
     return _dedupe(found)
 
 
@@ -248,9 +249,10 @@ def whiteness(image: np.ndarray) -> np.ndarray:
 
     Paper is white whatever the table's colour; wood, felt and grass are not.
     """
-    lo = image.min(axis=2).astype(np.int16)
-    hi = image.max(axis=2).astype(np.int16)
-    return np.clip(2 * lo - hi, 0, 255).astype(np.uint8)
+    b, g, r = cv2.split(image)
+    lo = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    return cv2.subtract(cv2.add(lo, lo), hi)      # saturating: 2 * lo - hi, clipped to 0..255
 
 
 def _dedupe(found, tol: float = 6.0):
@@ -365,7 +367,7 @@ def _orientations(response, quad, rect, layout: Layout, params: Locate):
 
 
 @lru_cache(maxsize=None)
-def layout_samples(layout: Layout, step_mm: float = 1.0, clear_mm: float = 3.0):
+def layout_samples(layout: Layout, step_mm: float = 2.5, clear_mm: float = 3.0):
     """Sample points (mm) on the layout's printed lines, the line each is on, and
     points in the printed area clear of every line."""
     on, which = [], []
@@ -376,7 +378,7 @@ def layout_samples(layout: Layout, step_mm: float = 1.0, clear_mm: float = 3.0):
         which += [i] * n
     on = np.vstack(on)
     x0, y0, x1, y1 = layout.rects[-1]
-    xx, yy = np.meshgrid(np.arange(x0 + 1, x1, 2 * step_mm), np.arange(y0 + 1, y1, 2 * step_mm))
+    xx, yy = np.meshgrid(np.arange(x0 + 1, x1, 1.5 * step_mm), np.arange(y0 + 1, y1, 1.5 * step_mm))
     grid = np.stack([xx.ravel(), yy.ravel()], axis=1)
     # distance to the nearest line, through a fine raster of the lines
     s = 4.0
@@ -386,7 +388,8 @@ def layout_samples(layout: Layout, step_mm: float = 1.0, clear_mm: float = 3.0):
     dist = cv2.distanceTransform(raster, cv2.DIST_L2, 3) / s
     gi = np.clip((grid * s).astype(int), 0, [raster.shape[1] - 1, raster.shape[0] - 1])
     off = grid[dist[gi[:, 1], gi[:, 0]] >= clear_mm]
-    return on.astype(np.float32), np.array(which), off.astype(np.float32)
+    which = np.array(which)
+    return np.vstack([on, off]).astype(np.float32)[None], len(on), which, np.bincount(which)
 
 
 def line_response(gray: np.ndarray, width_px: int = 5) -> np.ndarray:
@@ -416,9 +419,9 @@ def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
     sheet in the right rotation. A sheet reaching out of the photo scores 0:
     the one photographed lies wholly inside it.
     """
-    on, which, off = layout_samples(layout)
+    points, n_on, which, count = layout_samples(layout)
     h, w = response.shape
-    pts = cv2.perspectiveTransform(np.vstack([on, off])[None], h_mm_to_img)[0]
+    pts = cv2.perspectiveTransform(points, h_mm_to_img)[0]
     if not np.isfinite(pts).all():
         return 0.0
     xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
@@ -427,6 +430,7 @@ def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
         return 0.0
     xi, yi = np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1)
     values = response[yi, xi].astype(np.float32)
-    per_line = np.bincount(which, values[:len(on)]) / np.bincount(which)
-    off_mean = float(values[len(on):].mean())
-    return float(np.percentile(per_line, 25)) / (off_mean + 2.0)
+    per_line = np.bincount(which, values[:n_on]) / count
+    off_mean = float(values[n_on:].mean())
+    weaker = float(np.partition(per_line, len(per_line) // 4)[len(per_line) // 4])
+    return weaker / (off_mean + 2.0)

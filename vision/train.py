@@ -52,6 +52,8 @@ from vision.geometry import AVENUE
 CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
 COLUMN_LABELS = ["blank"] + list(avenue.FARM_LETTERS) + [str(n) for n in range(31)]
 MAX_NUMBER = 30
+#: What can be printed in a cell, as template tokens (grapes: one to four).
+PRINTED_LABELS = ["."] + list(avenue.FARM_LETTERS) + ["P", "G"] + [f"{c}{n}" for c in "pg" for n in range(1, 5)]
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Training:
     photo_megapixels: tuple = (1.0, 6.0)
     flat_sheets: int = 400            # flat sheets, jittered and cut
     columns: int = 1200               # extra score columns
+    printed_sheets: int = 250         # sheets of random layouts, blank or played, for the template model
     px_per_mm: float = 4.0            # the rectified frame, as read (vision.rectify)
     width: int = 12                   # channels of the first convolution (then x2, x4)
     epochs: int = 8
@@ -158,6 +161,23 @@ def column_pieces(n: int, rng: np.random.Generator, params: Training):
         img = jitter_sheet(np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8), rng, ppm)
         pieces.append(cut(img, ppm, boxes, CUT.box_px))
         labels += sheet_labels(sheet)[1]
+    return np.concatenate(pieces), np.array(labels)
+
+
+def printed_pieces(n: int, rng: np.random.Generator, params: Training):
+    """Cells of random printed layouts, blank (as photographed to make a template) or played."""
+    from vision.render import avenue as draw
+
+    pieces, labels = [], []
+    for i in range(n):
+        template = draw.random_template(rng)
+        if i % 2:
+            img = draw.draw_sheet(draw.random_state(rng, template), rng, px_per_mm=params.px_per_mm, split="train")
+        else:
+            img = draw.draw_printed(template, draw.random_style(rng), params.px_per_mm, rng)
+        img = jitter_sheet(img, rng, params.px_per_mm)
+        pieces.append(cut_cells(img, params.px_per_mm))
+        labels += [PRINTED_LABELS.index(p.token) for row in template.cells for p in row]
     return np.concatenate(pieces), np.array(labels)
 
 
@@ -311,10 +331,12 @@ def evaluate(model_path: Path, pieces: np.ndarray, labels: np.ndarray, label_nam
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", choices=("avenue",), default="avenue")
+    parser.add_argument("--game", choices=("avenue", "agricola"), default="avenue")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
+    parser.add_argument("--only", choices=("readers", "printed"),
+                        help="train only the cell and column models, or only the printed-layout model")
     args = parser.parse_args(argv)
 
     try:
@@ -322,9 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("python -m vision.train: needs torch: pip install -e '.[train]'", file=sys.stderr)
         return 2
+    if args.game == "agricola":            # the Agricola models are trained by their reader's module
+        from vision.agricola import train_models
+        return train_models(args.seed, Path(args.out), quick=args.quick)
     params = TRAINING
     if args.quick:
-        params = replace(params, photos=8, flat_sheets=30, columns=60, epochs=2)
+        params = replace(params, photos=8, flat_sheets=30, columns=60, printed_sheets=10, epochs=2,
+                         held_out_photos=4)
     torch.set_num_threads(params.threads)
     cv2.setNumThreads(params.threads)
     out = Path(args.out)
@@ -335,8 +361,19 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg):
         print(f"[{time.perf_counter() - t0:6.0f} s] {msg}", flush=True)
 
+    if args.only != "printed":
+        train_readers(args.seed, out, params, rng, log)
+    if args.only != "readers":
+        train_printed(args.seed, out, params, np.random.default_rng([args.seed, 2]), log)
+    log("done")
+    return 0
+
+
+def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generator, log) -> None:
+    """The cell and score-column models, their held-out accuracy, and their cards."""
+    t0 = time.perf_counter()
     log(f"rendering {params.photos} photos and reading them with our own stages")
-    pc, pcy, pk, pky = photo_pieces(params.photos, args.seed, params, log)
+    pc, pcy, pk, pky = photo_pieces(params.photos, seed, params, log)
     log(f"drawing {params.flat_sheets} flat sheets")
     fc, fcy, fk, fky = flat_pieces(params.flat_sheets, rng, params)
     log(f"writing {params.columns} score columns")
@@ -345,23 +382,23 @@ def main(argv: list[str] | None = None) -> int:
     column, column_y = np.concatenate([pk, fk, kk]), np.concatenate([pky, fky, kky])
     log(f"{len(cells)} cells ({len(pc)} from photos), {len(column)} column boxes ({len(pk)} from photos)")
 
-    data = {"seed": args.seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
-    cell_net = train_model("cells", cells, cell_y, len(CELL_LABELS), params, args.seed, log)
+    data = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
+    cell_net = train_model("cells", cells, cell_y, len(CELL_LABELS), params, seed, log)
     export_onnx(cell_net, out / "avenue-cells.onnx", CELL_LABELS, CUT.cell_px, params,
                 {"trained": json.dumps(data | {"pieces": int(len(cells))})})
-    column_net = train_model("column", column, column_y, len(COLUMN_LABELS), params, args.seed + 1, log)
+    column_net = train_model("column", column, column_y, len(COLUMN_LABELS), params, seed + 1, log)
     export_onnx(column_net, out / "avenue-column.onnx", COLUMN_LABELS, CUT.box_px, params,
                 {"trained": json.dumps(data | {"pieces": int(len(column))})})
     train_seconds = time.perf_counter() - t0
 
     log("measuring on held-out photos (handwriting from the test split)")
     held = replace(params, photos=params.held_out_photos)
-    hc, hcy, hk, hky = photo_pieces(held.photos, args.seed + 10_000, held, log, split="test")
+    hc, hcy, hk, hky = photo_pieces(held.photos, seed + 10_000, held, log, split="test")
     cell_acc = evaluate(out / "avenue-cells.onnx", hc, hcy, CELL_LABELS)
     column_acc = evaluate(out / "avenue-column.onnx", hk, hky, COLUMN_LABELS,
                           {"farm letter": ["blank"] + list(avenue.FARM_LETTERS),
                            "number": ["blank"] + [str(n) for n in range(MAX_NUMBER + 1)]})
-    facts = {"seed": args.seed, "seconds": round(train_seconds), "params": params,
+    facts = {"seed": seed, "seconds": round(train_seconds), "params": params,
              "cells": (len(cells), len(pc)), "column": (len(column), len(pk)), "held_out": held.photos}
     write_card(out / "avenue-cells.md", "avenue-cells", "a cell's drawing: `none` or one of the six "
                "segments NS EW NE ES SW WN", CELL_LABELS, facts, "cells", {"cell": cell_acc["all"]},
@@ -372,8 +409,43 @@ def main(argv: list[str] | None = None) -> int:
         size = (out / f"{name}.onnx").stat().st_size
         log(f"wrote {out / name}.onnx ({size / 1024:.0f} KiB) and its card")
     log(f"held-out accuracy: cells {cell_acc}, column {column_acc}")
-    log("done")
-    return 0
+
+
+def train_printed(seed: int, out: Path, params: Training, rng: np.random.Generator, log) -> None:
+    """The printed-layout model (for ``scorelens template``), its held-out accuracy and card."""
+    t0 = time.perf_counter()
+    log(f"drawing {params.printed_sheets} sheets of random layouts")
+    pieces, labels = printed_pieces(params.printed_sheets, rng, params)
+    net = train_model("printed", pieces, labels, len(PRINTED_LABELS), replace(params, epochs=max(2, params.epochs // 2)),
+                      seed + 2, log)
+    data = {"seed": seed, "training": asdict(params), "renderer": "vision.render (random layouts)"}
+    export_onnx(net, out / "avenue-printed.onnx", PRINTED_LABELS, CUT.cell_px, params,
+                {"trained": json.dumps(data | {"pieces": int(len(pieces))})})
+    seconds = time.perf_counter() - t0
+    held_pieces, held_labels = printed_pieces(20, np.random.default_rng([seed, 10_000]), params)
+    acc = evaluate(out / "avenue-printed.onnx", held_pieces, held_labels, PRINTED_LABELS)
+    size = (out / "avenue-printed.onnx").stat().st_size
+    (out / "avenue-printed.md").write_text(f"""# avenue-printed
+
+Reads what is printed in a cell of an Avenue sheet, as a template token: `.` (nothing),
+`A`-`F` (a farm), `P`/`G` (the purple or green castle), `p1`-`p4`/`g1`-`g4` (purple or green
+grapes, with their number). `scorelens template` uses it to propose the layout of a pad
+from a photo of a blank sheet; the user confirms or edits the proposal.
+
+- **File:** `models/avenue-printed.onnx`, {size / 1024:.0f} KiB, ONNX opset {params.opset}, 40 x 40
+  grey pieces as cut by `vision.cells` (labels in the metadata).
+- **Trained by:** `python -m vision.train --game avenue --seed {seed}` ({seconds:.0f} s).
+- **Data:** {len(pieces)} cells of {params.printed_sheets} random layouts
+  (`vision.render.avenue.random_template`) in our renderer's classic art, half blank and half
+  played, jittered, blurred, lit unevenly and JPEG-compressed as for the reader's models.
+
+## Accuracy
+
+{acc["all"] * 100:.2f}% of {len(held_labels)} cells of 20 held-out random sheets (other seeds).
+A pad in a very different art needs its proposal checked: that is why the command prints it
+for the user to confirm.
+""", encoding="utf-8")
+    log(f"wrote {out / 'avenue-printed.onnx'} ({size / 1024:.0f} KiB), held-out accuracy {acc['all']:.4f}")
 
 
 def write_card(path: Path, name: str, reads: str, labels: list[str], facts: dict, kind: str,
