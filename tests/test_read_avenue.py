@@ -138,3 +138,29 @@ def test_readable_card():
     truth = json.loads(SAMPLES[1].with_suffix(".json").read_text())
     assert f"total" in result.stdout and str(truth["expected"]["total"]) in result.stdout
     assert "round 1:" in result.stdout
+
+
+# ---------------------------------------------------------------------------
+# scorelens template: a template for your own pad, from a photo of a blank sheet
+
+def test_template_from_a_blank_sheet(tmp_path):
+    from vision.render import avenue as draw
+    from vision.render.camera import encode_jpeg, photograph
+
+    rng = np.random.default_rng(31)
+    layout = draw.random_template(rng)
+    blank = draw.draw_printed(layout, draw.random_style(rng), 8.0, rng)
+    photo, _, _ = photograph(blank, rng, megapixels=3.0, tilt_deg=15.0, fill=0.8, defocus_px=0.5,
+                             motion_px=0.0, glare=0.0, shadow=0.0)
+    (tmp_path / "blank.jpg").write_bytes(encode_jpeg(photo, 90))
+    out = tmp_path / "mypad.txt"
+    result = scorelens("template", tmp_path / "blank.jpg", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() in result.stdout
+    proposed = avenue.load_template(out)
+    same = sum(a == b for ra, rb in zip(proposed.cells, layout.cells) for a, b in zip(ra, rb))
+    assert same >= 40, f"{same} of 42 cells proposed right"
+    # the file is a template the reader takes
+    assert scorelens("read", SAMPLES[0], "--template", out).returncode == 0
+    again = scorelens("template", tmp_path / "blank.jpg", "--out", out)
+    assert again.returncode == 2 and "already exists" in again.stderr

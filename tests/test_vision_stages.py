@@ -121,3 +121,13 @@ def test_assemble_flags_and_prefers_consistent_reading():
     assert a.flags[0] == "cell:3,3"
     assert not [f for f in a.findings if f.code == "number-above-connected"]
     assert set(a.confidences) == set(readings)
+
+
+@pytest.mark.parametrize("name", ["vision.photo", "vision.locate", "vision.rectify", "vision.cells",
+                                  "vision.classify", "vision.assemble"])
+def test_stage_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0

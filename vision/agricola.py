@@ -72,7 +72,7 @@ from scoring.agricola import ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, 
 from vision import UserError
 from vision.geometry import AGRICOLA, AgricolaBoard
 from vision.locate import fit_quad, refine_corners
-from vision.rectify import _peak, corners_homography, warp
+from vision.rectify import corners_homography, warp
 
 
 # ---------------------------------------------------------------------------
@@ -98,10 +98,15 @@ class FindBoard:
     mask_threshold: float = 0.5      # board probability of a board pixel
     min_area: float = 0.015          # a region covers at least this fraction of the photo
     max_regions: int = 3             # largest regions tried
-    score_long_side: int = 384       # the rotations are told apart at this size
-    lock_px_per_mm: float = 3.0      # the fence lines are looked for at this scale
-    lock_passes: int = 3
-    search_mm: float = 10.0          # how far a fence line may be from where expected
+    score_long_side: int = 384       # outlines are refined, and their rotations told apart, at this size
+    edge_band: float = 0.15          # an outline's side is looked for this far (of its length) around it
+    edge_angle_deg: float = 25.0     # edges turned more than this from a side are not on it
+    edge_tries: int = 150            # RANSAC tries per side
+    max_locks: int = 2               # the best outlines locked onto the fence lines, at most
+    lock_px_per_mm: float = 2.5      # the fence lines are looked for at this scale
+    lock_passes: int = 4
+    settled_mm: float = 0.2          # a pass moving the board's corners less than this is the last
+    search_mm: float = 16.0          # how far a fence line may be from where expected
     sample_mm: float = 10.0          # half the length of line looked at per sample
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
     min_peak: float = 1.3            # a sample's peak over its profile's median
@@ -117,10 +122,10 @@ class Cut:
     """Parameters of cutting the rectified board."""
 
     rect_px_per_mm: float = 3.2      # the rectified board (debug image, review page)
-    px_per_mm: float = 1.6           # crops are cut at this scale (half the rectified one)
-    space_px: int = 80               # a space crop: from fence line to fence line, 50 mm
-    fence_len_px: int = 64           # a fence crop: 40 mm along the slot, centred ...
-    fence_wide_px: int = 24          # ... and 15 mm across it
+    px_per_mm: float = 1.28          # crops are cut at this scale (the rectified one shrunk)
+    space_px: int = 64               # a space crop: from fence line to fence line, 50 mm
+    fence_len_px: int = 48           # a fence crop: 37.5 mm along the slot, centred ...
+    fence_wide_px: int = 20          # ... and 15.6 mm across it
 
 
 CUT = Cut()
@@ -182,7 +187,7 @@ def fence_window(edge: Edge, g: AgricolaBoard = AGRICOLA, params: Cut = CUT) -> 
     """The millimetre window cut for a fence edge: a strip along its slot, around its middle.
 
     >>> fence_window(Edge("h", 0, 0))
-    (20.0, 7.5, 60.0, 22.5)
+    (21.25, 7.1875, 58.75, 22.8125)
     """
     (x0, y0), (x1, y1) = g.edge_line(edge.axis, edge.row, edge.column)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -241,6 +246,55 @@ def outline_candidates(prob: np.ndarray, params: FindBoard = FIND) -> list[np.nd
         if quad is not None:
             out.append(refine_corners(quad, c))
     return out
+
+
+def refine_outline(gray: np.ndarray, quad: np.ndarray, params: FindBoard = FIND,
+                   rng: np.random.Generator | None = None) -> np.ndarray:
+    """Move a rough outline's sides onto the board's edges: for each side, a line through the
+    strongest edges that run along it nearby (RANSAC, weighed by edge strength), then the
+    corners where the lines cross. A side with too few such edges is kept as it is."""
+    rng = rng or np.random.default_rng(0)
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.2)
+    gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
+    mag = cv2.magnitude(gx, gy)
+    ys, xs = np.nonzero(mag > np.percentile(mag, 85))
+    pts = np.c_[xs, ys].astype(np.float32)
+    strength = mag[ys, xs]
+    normal = np.c_[gx[ys, xs], gy[ys, xs]] / (strength[:, None] + 1e-6)
+    along = math.cos(math.radians(params.edge_angle_deg))
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        u = (b - a) / max(length, 1e-6)
+        n = np.array([-u[1], u[0]])
+        t, d = (pts - a) @ u, (pts - a) @ n
+        near = ((t > 0.08 * length) & (t < 0.92 * length) & (np.abs(d) < params.edge_band * length)
+                & (np.abs(normal @ n) > along))
+        p, w = pts[near], strength[near]
+        best = None
+        for _ in range(params.edge_tries if len(p) >= 10 else 0):
+            i1, i2 = rng.choice(len(p), 2, replace=False)
+            v = p[i2] - p[i1]
+            if np.linalg.norm(v) < 0.2 * length or abs(v @ u) < along * np.linalg.norm(v):
+                continue
+            v = v / np.linalg.norm(v)
+            inliers = np.abs((p - p[i1]) @ np.array([-v[1], v[0]])) < 1.5
+            if best is None or w[inliers].sum() > best[0]:
+                best = (w[inliers].sum(), inliers)
+        if best is None:
+            lines.append((a, u))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(p[best[1]], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        out.append(p1 + np.linalg.solve(m, p2 - p1)[0] * d1)
+    return np.array(out, np.float32)
 
 
 def _space_samples(g: AgricolaBoard = AGRICOLA):
@@ -315,21 +369,28 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     ks = params.score_long_side / max(image.shape[:2])
     small = cv2.resize(image, None, fx=ks, fy=ks, interpolation=cv2.INTER_AREA)
     grad = gradient_map(small)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     mm = board_corners_mm()
-    best = None
+    tried = []
     for quad in quads:
-        quad = quad / k                                   # photo pixels
-        for r in range(4):
-            h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
-            s = structure_score(grad, np.diag([ks, ks, 1.0]) @ h)
-            if best is None or s > best[0]:
-                best = (s, h)
-    if best is None or best[0] <= 0:
+        quad = quad * (ks / k)                               # the outline in the small image's pixels
+        for outline in (quad, refine_outline(gray, quad, params)):
+            for r in range(2):                               # a half turn looks the same
+                h = cv2.getPerspectiveTransform(mm, np.roll(outline, -r, axis=0).astype(np.float32))
+                tried.append((structure_score(grad, h), h))
+    tried.sort(key=lambda t: -t[0])
+    best = None
+    to_photo = np.diag([1 / ks, 1 / ks, 1.0])
+    for _, h in tried[:params.max_locks]:
+        h, lines = lock_to_grid(image, to_photo @ h, params)
+        score = rectified_score(image, h, params)
+        if best is None or score > best[0]:
+            best = (score, h, lines)
+        if score >= 2 * params.min_score:
+            break
+    if best[0] < params.min_score:
         return None
-    h, lines = lock_to_grid(image, best[1], params)
-    score = rectified_score(image, h, params)
-    if score < params.min_score:
-        return None
+    score, h, lines = best
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
     return Found(corners, h, score, lines)
 
@@ -349,12 +410,24 @@ def _fit_line(ts: np.ndarray, fs: np.ndarray, tol: float):
     for p, q in combinations(range(len(ts)), 2):
         b = (fs[q] - fs[p]) / (ts[q] - ts[p])
         inliers = np.abs(fs - (fs[p] + b * (ts - ts[p]))) < tol
-        if best is None or inliers.sum() > best.sum():
+        if best is None or np.count_nonzero(inliers) > np.count_nonzero(best):
             best = inliers
-    if best is None or best.sum() < 3:
+    if best is None or np.count_nonzero(best) < 3:
         return None
-    a = np.c_[np.ones(best.sum()), ts[best]]
-    return np.linalg.lstsq(a, fs[best], rcond=None)[0]
+    t, f = ts[best], fs[best]
+    slope = float(((t - t.mean()) * (f - f.mean())).sum() / ((t - t.mean()) ** 2).sum())
+    return np.array([f.mean() - slope * t.mean(), slope])
+
+
+def _profile_peak(profile: np.ndarray) -> tuple[float, float]:
+    """Sub-pixel position of a profile's maximum, and its height over the profile's median."""
+    i = int(np.argmax(profile))
+    height = float(profile[i]) / (float(np.partition(profile, len(profile) // 2)[len(profile) // 2]) + 1e-3)
+    if 0 < i < len(profile) - 1:
+        a, b, c = profile[i - 1], profile[i], profile[i + 1]
+        den = a - 2 * b + c
+        return i + (min(0.5, max(-0.5, float(0.5 * (a - c) / den))) if den else 0.0), height
+    return float(i), height
 
 
 def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
@@ -365,39 +438,43 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     ``slot_mm`` apart; a profile across the line, summed along a stretch of
     it, peaks at the slot's middle. The peaks along a line are fitted with a
     straight line, and the crossings of the fitted lines give the correction.
+    ``image`` may be grey (faster) or colour.
     """
     s = params.lock_px_per_mm
     d = int(round(params.slot_mm / 2 * s))
     reach = int(round(params.search_mm * s))
     half = int(round(params.sample_mm * s))
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     h = h_mm_to_img
     agreed = 0
     for _ in range(params.lock_passes):
-        rect = warp(image, h, g.width_mm, g.height_mm, s)
-        blur = cv2.GaussianBlur(rect, (0, 0), 1.0)
-        gx = np.abs(cv2.Sobel(blur, cv2.CV_32F, 1, 0)).sum(axis=2)
-        gy = np.abs(cv2.Sobel(blur, cv2.CV_32F, 0, 1)).sum(axis=2)
+        rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
+        gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
+        gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
         pair_x = np.zeros_like(gx)
         pair_x[:, d:-d] = gx[:, :-2 * d] + gx[:, 2 * d:]
         pair_y = np.zeros_like(gy)
         pair_y[d:-d, :] = gy[:-2 * d, :] + gy[2 * d:, :]
+        # each pixel summed with its neighbours along the line: a profile is then a row (column)
+        along_x = cv2.boxFilter(pair_x, -1, (1, 2 * half + 1), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        along_y = cv2.boxFilter(pair_y, -1, (2 * half + 1, 1), normalize=False, borderType=cv2.BORDER_CONSTANT).T
+        rows, cols = pair_x.shape
         lines = {}
-        for axis, count, segments in (("v", g.cols + 1, g.rows), ("h", g.rows + 1, g.cols)):
+        for axis, count, segments, table, limit in (("v", g.cols + 1, g.rows, along_x, cols),
+                                                    ("h", g.rows + 1, g.cols, along_y, rows)):
             for i in range(count):
                 at = g.line_x(i) if axis == "v" else g.line_y(i)
                 ia = int(round(at * s - 0.5))
+                if ia - reach < 0 or ia + reach + 1 > limit:
+                    continue
                 ts, fs = [], []
                 for j in range(segments):
                     start = g.line_y(j) if axis == "v" else g.line_x(j)
                     for t in (start + g.pitch_mm / 4, start + 3 * g.pitch_mm / 4):
                         it = int(round(t * s - 0.5))
-                        if axis == "v":
-                            profile = pair_x[it - half:it + half + 1, ia - reach:ia + reach + 1].sum(axis=0)
-                        else:
-                            profile = pair_y[ia - reach:ia + reach + 1, it - half:it + half + 1].sum(axis=1)
-                        if len(profile) != 2 * reach + 1:
+                        if it - half < 0 or it + half >= table.shape[0]:
                             continue
-                        offset, height = _peak(profile)
+                        offset, height = _profile_peak(table[it, ia - reach:ia + reach + 1])
                         if height >= params.min_peak:
                             ts.append(t)
                             fs.append((ia - reach + offset + 0.5) / s)
@@ -421,10 +498,10 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
             break
         h = h @ correction
         agreed = int(mask.sum())
-        if np.abs(correction - np.eye(3)).max() < 5e-4:
+        moved = cv2.perspectiveTransform(board_corners_mm()[None].astype(np.float64), correction)[0]
+        if np.abs(moved - board_corners_mm()).max() < params.settled_mm:
             break
     return h, agreed
-
 
 # ---------------------------------------------------------------------------
 # Stage 3: rectify and cut
@@ -887,6 +964,18 @@ def draw_agricola(reading) -> np.ndarray:
     return img
 
 
+def element_windows(rectified: np.ndarray) -> dict[str, tuple[float, float, float, float]]:
+    """Where each element lies on a rectified board, in its pixels: each space from fence line
+    to fence line, each fence edge its strip (what the classifiers read; for the review page).
+
+    >>> element_windows(np.zeros((576, 896, 3), np.uint8))["space:0,0"]
+    (48.0, 48.0, 208.0, 208.0)
+    """
+    s = rectified.shape[1] / AGRICOLA.width_mm
+    out = {agricola.space_name(p): tuple(v * s for v in space_window(*p)) for p in POSITIONS}
+    out.update({e.name: tuple(v * s for v in fence_window(e)) for e in EDGES})
+    return out
+
 def render_farm(farm: Farm) -> list[str]:
     """The farmyard as text lines for the readable card: spaces, with the fences between them."""
     yard = farm.farmyard
@@ -919,9 +1008,12 @@ class Training:
     photo_megapixels: tuple = (1.5, 5.0)
     flat_farms: int = 1200                # farmyards drawn flat, jittered and cut
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
+    crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
-    board_epochs: int = 10
-    board_batch: int = 16
+    lock_error_mm: float = 0.7            # photos are cut at the truth's corners moved by about this
+    board_epochs: int = 6
+    board_batch: int = 8
+    board_lr: float = 5e-3
     space_epochs: int = 12
     fence_epochs: int = 6
     batch: int = 64
@@ -1006,21 +1098,20 @@ def build_board_net():
 
 
 def build_space_net(n_out: int):
-    """Convolutions down to 10 x 10, global average (a count is a sum of what is seen), the heads."""
+    """Convolutions down to 8 x 8, global average (a count is a sum of what is seen), the heads."""
     import torch.nn as nn
 
-    return nn.Sequential(_conv(3, 16), _conv(16, 24, 2),                     # 80 -> 40
-                         _conv(24, 32), nn.MaxPool2d(2),                      # -> 20
-                         _conv(32, 48), _conv(48, 48), nn.MaxPool2d(2),       # -> 10
+    return nn.Sequential(_conv(3, 16, 2), _conv(16, 32), nn.MaxPool2d(2),          # 64 -> 32 -> 16
+                         _conv(32, 48), nn.MaxPool2d(2),                            # -> 8
                          _conv(48, 64), _conv(64, 64),
                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_out))
 
 
 def build_fence_net():
-    """A fence edge lying horizontally, 24 x 64: fence or none."""
+    """A fence edge lying horizontally, 20 x 48: fence or none."""
     import torch.nn as nn
 
-    return nn.Sequential(_conv(3, 16), nn.MaxPool2d(2), _conv(16, 24), nn.MaxPool2d(2),
+    return nn.Sequential(_conv(3, 16), nn.MaxPool2d(2), _conv(16, 24), nn.MaxPool2d(2),      # -> 5 x 12
                          _conv(24, 32), _conv(32, 32),
                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 2))
 
@@ -1143,13 +1234,36 @@ def jitter_board(flat: np.ndarray, rng: np.random.Generator, ppm: float) -> np.n
     return jitter_sheet(img, rng, ppm)
 
 
+def crowded(farm: Farm, rng: np.random.Generator) -> Farm:
+    """The farm with every count drawn anew, evenly over its range: many animals on the empty
+    spaces (touching and stacked, as play rarely leaves them), grain and vegetables on the
+    fields, people in the rooms. Not a legal farm; a lesson in counting."""
+    spaces = []
+    for p in POSITIONS:
+        s = farm.farmyard[p]
+        counts = {}
+        if s.kind != "field" and rng.random() < 0.7:
+            counts[str(rng.choice(ANIMALS))] = int(rng.integers(1, MAX_ANIMALS_ON_A_SPACE + 1))
+        if s.kind == "field" and rng.random() < 0.8:
+            crop = str(rng.choice(["grain", "vegetables"]))
+            counts[crop] = int(rng.integers(1, 4))
+        if s.kind == "room":
+            counts["people"] = int(rng.integers(0, 4))
+        spaces.append(Space(s.kind, stable=s.stable, **counts))
+    rows = tuple(tuple(spaces[r * COLUMNS:(r + 1) * COLUMNS]) for r in range(ROWS))
+    return Farm(Farmyard(farm.farmyard.house, rows, farm.farmyard.fences))
+
+
 def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print):
-    """Examples cut from ``n`` random farms drawn flat and jittered."""
+    """Examples cut from ``n`` random farms drawn flat and jittered; a share of them
+    :func:`crowded`."""
     from vision.render import agricola as draw
 
     parts = []
     for i in range(n):
         farm = draw.random_state(rng)
+        if rng.random() < params.crowded:
+            farm = crowded(farm, rng)
         ppm = float(rng.uniform(*params.flat_px_per_mm))
         img = jitter_board(draw.draw_farmyard(farm, rng, px_per_mm=ppm), rng, ppm)
         s = CUT.rect_px_per_mm
@@ -1166,35 +1280,22 @@ def half_turn(h_mm_to_img: np.ndarray, g: AgricolaBoard = AGRICOLA) -> np.ndarra
     return h_mm_to_img @ np.array([[-1, 0, g.width_mm], [0, -1, g.height_mm], [0, 0, 1]], np.float64)
 
 
-def photo_examples(pairs, rng: np.random.Generator, params: Training, models: AgricolaModels = MODELS,
-                   log=print, max_error_mm: float = 2.5):
-    """Examples cut from synthetic photos by this reader's own find, lock and rectify stages.
-
-    A photo whose board is not found within ``max_error_mm`` of where the truth has it is
-    left out (and counted).
-    """
+def photo_examples(pairs, rng: np.random.Generator, params: Training, log=print):
+    """Examples cut from synthetic photos: rectified from the truth's corners, moved by about
+    the error the lock leaves (:attr:`Training.lock_error_mm`), then cut as when reading."""
     from vision.photo import read_photo_file
 
-    parts, missed = [], 0
-    for path, truth in pairs:
+    parts = []
+    mm = board_corners_mm()
+    for i, (path, truth) in enumerate(pairs):
         photo = read_photo_file(path)
-        found = find_board(photo.image, models)
         true = (np.float32(truth["corners"]) + 0.5) / photo.scale - 0.5
-        h_true = corners_homography(true, AGRICOLA.width_mm, AGRICOLA.height_mm)
-        pts = crossings().astype(np.float32)[None]
-        best = None
-        for h in ((found.h_mm_to_img, half_turn(found.h_mm_to_img)) if found else ()):
-            back = cv2.perspectiveTransform(cv2.perspectiveTransform(pts, h), np.linalg.inv(h_true))[0]
-            err = float(np.abs(back - pts[0]).max())
-            if best is None or err < best[0]:
-                best = (err, h)
-        if best is None or best[0] > max_error_mm:
-            missed += 1
-            continue
-        rect = rectify_board(photo.image, best[1])
+        moved = mm + rng.normal(0, params.lock_error_mm, mm.shape).astype(np.float32)
+        h = cv2.getPerspectiveTransform(mm, true) @ cv2.getPerspectiveTransform(mm, moved)
+        rect = rectify_board(photo.image, h)
         parts.append(farm_examples(agricola.from_dict(truth["state"]), shrink(rect), meadow_white(rect), rng, params))
-    if missed:
-        log(f"  {missed} of {len(pairs)} photos: board not found where the truth has it, left out")
+        if (i + 1) % 300 == 0:
+            log(f"  {i + 1}/{len(pairs)} photos cut")
     return [np.concatenate(x) for x in zip(*parts)]
 
 
@@ -1258,8 +1359,12 @@ def train_board_net(xs, ys, params: Training, seed: int, log=print):
         if torch.rand(1, generator=gen) < 0.5:
             x, y = x.transpose(2, 3), y.transpose(2, 3)
         return augment_colour(x, gen, geometry=False), y
-    return fit(build_board_net(), xs, ys, F.binary_cross_entropy_with_logits, params.board_epochs,
-               replace(params, batch=params.board_batch), seed, "board", augment, log)
+    def loss(out, y):          # per pixel, and over the board as a whole (the Dice loss)
+        p = torch.sigmoid(out)
+        dice = 1 - (2 * (p * y).sum((1, 2, 3)) + 1) / (p.sum((1, 2, 3)) + y.sum((1, 2, 3)) + 1)
+        return F.binary_cross_entropy_with_logits(out, y) + dice.mean()
+    return fit(build_board_net(), xs, ys, loss, params.board_epochs,
+               replace(params, batch=params.board_batch, lr=params.board_lr), seed, "board", augment, log)
 
 
 def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False, cache: Path | None = None,
@@ -1299,10 +1404,9 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
            {"labels": ["table", "board"], "input": "colour photo, vision.agricola.mask_input",
             "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
     classifier.cache_clear()
-    models = AgricolaModels(board=str(out / "agricola-board.onnx"))
 
-    log("cutting spaces and fence edges from the photos, with this reader's own stages")
-    photo = photo_examples(pairs, rng, params, models, log)
+    log("cutting spaces and fence edges from the photos")
+    photo = photo_examples(pairs, rng, params, log)
     log(f"drawing {params.flat_farms} farms flat")
     flat = flat_examples(params.flat_farms, rng, params, log)
     sx, sy, sw, fx, fy, fw = (np.concatenate([a, b]) for a, b in zip(photo, flat))

@@ -6,8 +6,9 @@ label it chose. Then the rules of the game are consulted:
 1. **Prefer a consistent reading.** When the scoring core's warnings show
    the sheet cannot be right as read (a number above the grapes its farm
    connects, a farm letter written twice, more segments of one kind than the
-   deck holds, a blank box), the doubtful elements are tried at their
-   second-best reading. A change is kept when it removes warnings and the
+   deck holds, a blank box), or a score box breaks the column's own rule
+   (:func:`column_doubts`), the doubtful elements are tried at their other
+   likely readings. A change is kept when it removes warnings and the
    classifier gave that reading a fair chance
    (:attr:`Assemble.min_alternative`); the element keeps a low confidence
    and is flagged.
@@ -81,14 +82,37 @@ def build_sheet(template: avenue.Template, values: dict[str, object]) -> avenue.
     return avenue.Sheet(template, roads, rounds)
 
 
-def _fixable(findings) -> int:
-    return sum(1 for f in findings if f.code in FIXABLE)
+def column_doubts(sheet: avenue.Sheet) -> list[str]:
+    """Score boxes that break the column's own rule, as element names.
+
+    "Each number in the scoring column must be higher than the one directly
+    above. If the number of grapes is NOT higher, you must write "0"": a
+    number other than 0 that is not higher than the last one above it is
+    more likely misread than miswritten. (Not a warning of the scoring core,
+    which scores such a box 0: only a hint for choosing between readings.)
+
+    >>> sheet = avenue.from_text("avenue default " + "/".join(["......."] * 6) + " A3,B5,C4,D0,E2")
+    >>> column_doubts(sheet)
+    ['round:2:score']
+    """
+    out, above = [], 0
+    for i, rnd in enumerate(sheet.rounds):
+        if rnd.score is None:
+            continue
+        if rnd.score != 0 and rnd.score <= above:
+            out.append(f"round:{i}:score")
+        above = rnd.score if rnd.score > above else 0
+    return out
+
+
+def _fixable(findings, sheet: avenue.Sheet) -> int:
+    return sum(1 for f in findings if f.code in FIXABLE) + len(column_doubts(sheet))
 
 
 def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: avenue.Template,
                     params: Assemble = ASSEMBLE) -> Assembled:
     """Assemble a sheet from ``readings``: element name -> its candidate values, best first,
-    each with its probability (at least the best; the second-best where there is one).
+    each with its probability (at least the best; the next ones where there are some).
 
     >>> readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(6) for c in range(7)}
     >>> for i in range(5):
@@ -111,21 +135,22 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
 
     # 1. prefer a consistent reading, changing doubtful elements to their second reading
     for _ in range(params.max_changes):
-        if not _fixable(findings):
+        if not _fixable(findings, sheet):
             break
         doubtful = sorted((n for n in readings if n not in changed and conf[n] < params.doubt_below
                            and len(readings[n]) > 1 and readings[n][1][1] >= params.min_alternative),
                           key=lambda n: conf[n])[:params.max_tries]
         best = None
-        for name in doubtful:
-            alt, p = readings[name][1]
+        trials = [(name, alt, p) for name in doubtful for alt, p in readings[name][1:]
+                  if p >= params.min_alternative]
+        for name, alt, p in trials:
             trial = dict(values, **{name: alt})
             try:
                 trial_sheet = build_sheet(template, trial)
             except Exception:       # noqa: BLE001 - an alternative the sheet cannot hold
                 continue
             trial_findings = avenue.validate(trial_sheet)
-            gain = _fixable(findings) - _fixable(trial_findings)
+            gain = _fixable(findings, sheet) - _fixable(trial_findings, trial_sheet)
             if gain <= 0:
                 continue
             cost = float(np.log(conf[name] / max(p, 1e-9)))      # likelihood given up
@@ -140,6 +165,8 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
         conf[name] = min(float(p), 0.5)
 
     # 2. warnings lower the confidence of the elements they name
+    for name in column_doubts(sheet):
+        conf[name] *= params.finding_penalty
     for f in findings:
         parts = FIXABLE.get(f.code, ("farm", "score"))
         for element in f.elements:

@@ -458,16 +458,18 @@ class Lattice:
 
     map_side: int = 320             # the layout model sees the photo at this long side
     min_layout: float = 0.5         # layout probability that counts as tiles
+    zoom_threshold: float = 0.3     # the layout model looks again at the window where it saw this much
+    zoom_margin: float = 0.15       # around that window, of its size (and a tile)
+    zoom_min: float = 1.4           # ... when the window is at most the photo's size over this
     min_segment_layout: float = 0.3 # a line segment is used where the layout probability is at least this
-    work_tile_px: float = 30.0      # lines are searched with a tile this many pixels wide
+    work_tile_px: float = 44.0      # lines are searched with a tile this many pixels wide
     min_segment: float = 0.30       # shortest line segment used, in tiles
     vp_samples: int = 400           # segment pairs tried as vanishing points
     vp_tolerance_deg: float = 2.0   # a segment points at a vanishing point within this angle
-    max_skew_deg: float = 6.0       # the two families of lines must be this close to square in space
-    vp_pairs: int = 4               # pairs of vanishing points tried as the lattice, best supported first
-    focal: tuple = (0.45, 1.5)      # plausible focal lengths, in image diagonals (phone lenses 24-50 mm)
-    focal_default: float = 0.85     # used when the picture is seen too square-on to tell
-    size_range: tuple = (0.6, 1.25) # a tile's side along a lattice axis, of the layout model's tile size
+    vp_proposals: int = 10          # distinct vanishing points kept
+    vp_pairs: int = 12              # pairs of them tried as the lattice, best supported first
+    min_corner_deg: float = 50.0    # the two families of lines cross at the layout at least this steeply
+    pitch_range: tuple = (0.2, 1.3) # the lines' pitch is searched in this range, of the layout model's tile size
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_passes: int = 3
     ring: int = 1                   # empty squares around the tiles that are looked at too
@@ -523,34 +525,21 @@ def _refine_vp(s: np.ndarray, w: np.ndarray) -> np.ndarray:
     return vecs[:, 0]
 
 
-def _orthogonality(v1: np.ndarray, v2: np.ndarray, centre: np.ndarray, f_range: tuple) -> tuple[float, float]:
-    """For two vanishing points: the focal length (pixels, within ``f_range``) that makes
-    their directions in space most nearly square, and the cosine left at that focal length."""
-    a1 = v1[:2] - centre * v1[2]
-    a2 = v2[:2] - centre * v2[2]
-    a, b = float(a1 @ a2), float(v1[2] * v2[2])
-    f = math.sqrt(-a / b) if b != 0 and -a / b > 0 else f_range[1]
-    f = min(max(f, f_range[0]), f_range[1])
-    d1 = np.array([*a1, f * v1[2]])
-    d2 = np.array([*a2, f * v2[2]])
-    return f, abs(float(d1 @ d2)) / (np.linalg.norm(d1) * np.linalg.norm(d2) + 1e-12)
-
-
-def vanishing_points(s: np.ndarray, centre: np.ndarray, diag: float, rng: np.random.Generator,
-                     params: Lattice = LATTICE):
-    """The two vanishing points of the lattice's line families, and the focal length.
+def vanishing_points(s: np.ndarray, at: np.ndarray, rng: np.random.Generator, params: Lattice = LATTICE,
+                     weight: np.ndarray | None = None):
+    """Candidate pairs of vanishing points for the lattice's two families of lines.
 
     Pairs of segments propose vanishing points; each proposal is supported
-    by the length of the segments pointing at it. The lattice is the pair
-    of well-supported proposals whose directions are square to each other
-    in space for a plausible focal length (``centre`` is the principal
-    point, ``diag`` the photo's diagonal, in the segments' pixels).
-    Returns the best :attr:`Lattice.vp_pairs` pairs as
-    ``(v1, v2, f, inliers1, inliers2)``, best supported first.
+    by the length (or ``weight``) of the segments pointing at it (within
+    :attr:`Lattice.vp_tolerance_deg`). Distinct well-supported proposals are
+    paired when their lines cross at the layout (pixel ``at``) at an angle a
+    tilted square can show (:attr:`Lattice.min_corner_deg`). Returns up to
+    :attr:`Lattice.vp_pairs` pairs ``(v1, v2, inliers1, inliers2)``, best
+    supported first; which of them is the lattice, the lattice's fit decides.
     """
     if len(s) < 8:
         return []
-    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
+    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) if weight is None else weight
     line = _lines(s)
     p = w / w.sum()
     n = params.vp_samples
@@ -571,16 +560,15 @@ def vanishing_points(s: np.ndarray, centre: np.ndarray, diag: float, rng: np.ran
     inl = cross < tol * dn[None] * (np.linalg.norm(t, axis=2) + 1e-12)
     support = inl.astype(np.float64) @ w
     order = np.argsort(-support)
-    # distinct proposals: drop those sharing most inliers with a better one
+    # distinct proposals: drop those sharing many inliers with a better one
     picked = []
     for k in order:
-        if support[k] <= 0 or len(picked) >= 12:
+        if support[k] <= 0 or len(picked) >= params.vp_proposals:
             break
-        if all((inl[k] & inl[q]).sum() < 0.5 * inl[k].sum() for q in picked):
+        if all((inl[k] & inl[q]).sum() < 0.3 * min(inl[k].sum(), inl[q].sum()) for q in picked):
             picked.append(k)
-    f_range = (params.focal[0] * diag, params.focal[1] * diag)
     pairs = []
-    cos_max = math.sin(math.radians(params.max_skew_deg))
+    low = math.cos(math.radians(params.min_corner_deg))
     for a in range(len(picked)):
         for b in range(a + 1, len(picked)):
             ka, kb = picked[a], picked[b]
@@ -589,17 +577,11 @@ def vanishing_points(s: np.ndarray, centre: np.ndarray, diag: float, rng: np.ran
             if ia.sum() < 3 or ib.sum() < 3:
                 continue
             v1, v2 = _refine_vp(s[ia], w[ia]), _refine_vp(s[ib], w[ib])
-            f, cos = _orthogonality(v1, v2, centre, f_range)
-            if cos > cos_max:
+            d1, d2 = v1[:2] - at * v1[2], v2[:2] - at * v2[2]
+            if abs(d1 @ d2) > low * np.linalg.norm(d1) * np.linalg.norm(d2):
                 continue
-            # the focal length is only measurable when the picture is tilted; else take the usual one
-            a1, a2 = v1[:2] - centre * v1[2], v2[:2] - centre * v2[2]
-            tilted = max(abs(v1[2]) * diag / (np.linalg.norm(a1) + 1e-12),
-                         abs(v2[2]) * diag / (np.linalg.norm(a2) + 1e-12))
-            if tilted < 0.15:
-                f = params.focal_default * diag
             score = min(w[ia].sum(), w[ib].sum()) + 0.25 * max(w[ia].sum(), w[ib].sum())
-            pairs.append((score, v1, v2, f, ia, ib))
+            pairs.append((score, v1, v2, ia, ib))
     pairs.sort(key=lambda t: -t[0])
     return [p[1:] for p in pairs[:params.vp_pairs]]
 
@@ -637,6 +619,27 @@ def comb(values: np.ndarray, weights: np.ndarray, lo: float, hi: float, steps: i
     return period, float((np.angle(z[best]) / (2 * np.pi) * period) % period), float(np.abs(z[best]))
 
 
+def fundamental(values: np.ndarray, weights: np.ndarray, lo: float, hi: float, steps: int = 240,
+                share: float = 0.55):
+    """The longest period in ``[lo, hi]`` with which the positions ``values`` repeat well.
+
+    Lines at every multiple of a period also lie on every half, third...
+    of it, so :func:`comb` scores those as high: the longest period scoring
+    at least ``share`` of the best is the fundamental one (for tile lines:
+    the tile pitch, or half of it where roads and walls cross the middles).
+    Returns ``(period, phase, score)``.
+
+    >>> p, phase, score = fundamental(np.array([3.0, 13.0, 23.0, 43.0, 53.0]), np.ones(5), 3, 14)
+    >>> round(p, 1), round(phase, 1)
+    (10.0, 3.0)
+    """
+    periods = np.exp(np.linspace(math.log(lo), math.log(hi), steps))
+    z = np.abs((weights[None] * np.exp(2j * np.pi * values[None] / periods[:, None])).sum(1)) / weights.sum()
+    peak = (z >= share * z.max()) & (z >= np.r_[0, z[:-1]]) & (z >= np.r_[z[1:], 0])
+    top = periods[np.nonzero(peak)[0][-1]]
+    return comb(values, weights, top * 0.97, top * 1.03, 25)
+
+
 def _on_lines(g: np.ndarray, s: np.ndarray, band: float):
     """For each segment under the lattice map ``g``: the axis it runs along (0: a line
     of constant x, 1: constant y, -1: neither), the nearest such line, and whether it is within ``band``."""
@@ -650,14 +653,16 @@ def _on_lines(g: np.ndarray, s: np.ndarray, band: float):
     return axis, line, (axis >= 0) & (np.abs(pos - line) < band)
 
 
-def lattice_support(g: np.ndarray, s: np.ndarray, band: float) -> float:
-    """The share of the length of the segments running along the lattice that lies on its lines."""
-    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
+def lattice_support(g: np.ndarray, s: np.ndarray, band: float, weight: np.ndarray | None = None) -> tuple[float, float]:
+    """The length (or ``weight``) of the segments that lie on the lattice's lines, and its
+    share of the length of those running along the lattice."""
+    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) if weight is None else weight
     axis, _, near = _on_lines(g, s, band)
-    return float(w[near].sum() / max(w[axis >= 0].sum(), 1e-9))
+    return float(w[near].sum()), float(w[near].sum() / max(w[axis >= 0].sum(), 1e-9))
 
 
-def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> np.ndarray:
+def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE,
+                   weight: np.ndarray | None = None) -> np.ndarray:
     """Fit the lattice map ``g`` (cells -> pixels) to the segments that lie on lattice lines.
 
     Each segment near a lattice line (within :attr:`Lattice.border_band`,
@@ -667,7 +672,7 @@ def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> n
     puts on its lines. A fit that changes the tile size or the lattice's
     turn by much is refused (the lines it used were not the tile edges).
     """
-    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1])
+    w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) if weight is None else weight
     pts = np.r_[s[:, :2], s[:, 2:]]
     centre, spread = pts.mean(0), pts.std() + 1e-9
     t = np.array([[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]])
@@ -714,28 +719,70 @@ def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE) -> n
 
 @dataclass
 class LayoutMap:
-    """What the layout model sees in a photo: where tiles lie, and how large they are."""
+    """What the layout model sees in a photo (or a window of it): where tiles lie, and how large they are."""
 
     prob: np.ndarray                # (h, w) probability of a tile, one value per ``stride`` small pixels
     log_size: np.ndarray            # (h, w) log of the tile side, in small pixels
     scale: float                    # small pixels per photo pixel
+    origin: tuple = (0.0, 0.0)      # the photo pixel where the small picture's window starts
     stride: int = 8
 
+    def to_photo(self, small: np.ndarray) -> np.ndarray:
+        """Small-picture points (pixels) -> photo points."""
+        return np.asarray(self.origin) + (np.asarray(small, np.float64) + 0.5) / self.scale - 0.5
 
-def layout_map(image: np.ndarray, model: str = "carcassonne-layout", params: Lattice = LATTICE) -> LayoutMap:
-    """Run the layout model on the photo shrunk to :attr:`Lattice.map_side`."""
+    def to_small(self, photo: np.ndarray) -> np.ndarray:
+        """Photo points -> small-picture points."""
+        return (np.asarray(photo, np.float64) - np.asarray(self.origin) + 0.5) * self.scale - 0.5
+
+    def region(self, threshold: float) -> tuple[int, int, int, int] | None:
+        """The photo box ``(x0, y0, x1, y1)`` of the squares at ``threshold`` or more, None if none."""
+        rr, cc = np.nonzero(self.prob >= threshold)
+        if not len(rr):
+            return None
+        lo = self.to_photo(np.array([cc.min(), rr.min()]) * self.stride)
+        hi = self.to_photo(np.array([cc.max() + 1, rr.max() + 1]) * self.stride)
+        return (*lo, *hi)
+
+
+def layout_map(image: np.ndarray, model: str = "carcassonne-layout", params: Lattice = LATTICE,
+               window: tuple | None = None) -> LayoutMap:
+    """Run the layout model on the photo (or on ``window``, a photo box ``(x0, y0, x1, y1)``)
+    shrunk to :attr:`Lattice.map_side`."""
     import cv2
 
     h, w = image.shape[:2]
-    k = params.map_side / max(h, w)
-    sw, sh = max(8, int(round(w * k))), max(8, int(round(h * k)))
+    x0, y0, x1, y1 = (0, 0, w, h) if window is None else (
+        max(0, int(window[0])), max(0, int(window[1])), min(w, int(math.ceil(window[2]))),
+        min(h, int(math.ceil(window[3]))))
+    part = image[y0:y1, x0:x1]
+    k = params.map_side / max(part.shape[:2])
+    sw, sh = max(8, int(round(part.shape[1] * k))), max(8, int(round(part.shape[0] * k)))
     small = np.zeros((math.ceil(sh / 8) * 8, math.ceil(sw / 8) * 8, 3), np.uint8)
-    small[:sh, :sw] = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
+    small[:sh, :sw] = cv2.resize(part, (sw, sh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
     net = _session(model)
     out = net.run(None, {net.get_inputs()[0].name: normalise_photo(small[None])})[0][0]
     rows, cols = math.ceil(sh / 8), math.ceil(sw / 8)
     prob = 1 / (1 + np.exp(-out[0, :rows, :cols]))
-    return LayoutMap(prob, out[1, :rows, :cols], sw / w)
+    return LayoutMap(prob, out[1, :rows, :cols], sw / part.shape[1], (float(x0), float(y0)))
+
+
+def look_closer(image: np.ndarray, lmap: LayoutMap, model: str = "carcassonne-layout",
+                params: Lattice = LATTICE) -> LayoutMap:
+    """The layout model run again on the window around the layout it found, when that
+    window is much smaller than the photo: a small layout's tiles then show larger."""
+    box = lmap.region(params.zoom_threshold)
+    if box is None:
+        return lmap
+    x0, y0, x1, y1 = box
+    region = lmap.prob >= params.zoom_threshold
+    tile = float(np.exp(np.median(lmap.log_size[region]))) / lmap.scale
+    pad = tile + params.zoom_margin * max(x1 - x0, y1 - y0)
+    window = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+    h, w = image.shape[:2]
+    if max(window[2] - window[0], window[3] - window[1]) > max(h, w) / params.zoom_min:
+        return lmap
+    return layout_map(image, model, params, window)
 
 
 def normalise_photo(batch: np.ndarray) -> np.ndarray:
@@ -750,8 +797,8 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     1. The layout model's map says where the layout lies and how large a
        tile is; that region is cut out and scaled so a tile is about
        :attr:`Lattice.work_tile_px` wide.
-    2. Line segments there vote for two vanishing points square to each
-       other (:func:`vanishing_points`), which undo the perspective
+    2. Line segments there vote for vanishing points
+       (:func:`vanishing_points`); a pair of them undoes the perspective
        (:func:`line_frame`).
     3. In that frame, the lines' positions repeat with half the tile
        pitch: the tile edges, and the roads and city walls that cross
@@ -772,12 +819,9 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
         return None
     tile = float(np.exp(np.median(lmap.log_size[region]))) / lmap.scale       # photo pixels
     h, w = image.shape[:2]
-    ys, xs = np.nonzero(region)
-    to_photo = lmap.stride / lmap.scale
-    x0 = int(max(0, xs.min() * to_photo - tile))
-    y0 = int(max(0, ys.min() * to_photo - tile))
-    x1 = int(min(w, (xs.max() + 1) * to_photo + tile))
-    y1 = int(min(h, (ys.max() + 1) * to_photo + tile))
+    bx0, by0, bx1, by1 = lmap.region(params.min_layout)
+    x0, y0 = int(max(0, bx0 - tile)), int(max(0, by0 - tile))
+    x1, y1 = int(min(w, bx1 + tile)), int(min(h, by1 + tile))
     k = min(1.0, params.work_tile_px / tile)
     crop = image[y0:y1, x0:x1]
     work = cv2.resize(crop, (max(1, int(round(crop.shape[1] * k))), max(1, int(round(crop.shape[0] * k)))),
@@ -789,54 +833,56 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     # only segments in the layout (its map, scaled up smoothly, reaches its outline)
     fine = cv2.resize(lmap.prob.astype(np.float32), None, fx=lmap.stride, fy=lmap.stride,
                       interpolation=cv2.INTER_LINEAR)
-    mid = _apply(work_to_photo, (segs[:, :2] + segs[:, 2:]) / 2) * lmap.scale
+    mid = lmap.to_small(_apply(work_to_photo, (segs[:, :2] + segs[:, 2:]) / 2))
     ci = np.clip(mid[:, 0].astype(int), 0, fine.shape[1] - 1)
     ri = np.clip(mid[:, 1].astype(int), 0, fine.shape[0] - 1)
-    segs = segs[fine[ri, ci] >= params.min_segment_layout]
-    centre = _apply(np.linalg.inv(work_to_photo), np.array([[w / 2, h / 2]]))[0]
-    diag = math.hypot(w, h) * k
+    inside = fine[ri, ci]
+    segs, inside = segs[inside >= params.min_segment_layout], inside[inside >= params.min_segment_layout]
+    # a segment counts by its length and by how surely it lies on tiles
+    weight = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) * inside
     best = None
-    lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-    c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0) if len(segs) else centre
-    # the half pitch: tile edges and the roads and city walls across the middle of tiles all lie on it
-    lo, hi = tile * k * params.size_range[0] / 2, tile * k * params.size_range[1] / 2
-    for v1, v2, f, ia, ib in vanishing_points(segs, centre, diag, rng, params):
+    c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0) if len(segs) else np.zeros(2)
+    # the lines repeat with the tile pitch, or half of it (roads and walls across the middles of tiles)
+    lo, hi = tile * k * params.pitch_range[0], tile * k * params.pitch_range[1]
+    for v1, v2, ia, ib in vanishing_points(segs, c, rng, params, weight):
         hl = line_frame(v1, v2, c)
         mids = _apply(np.linalg.inv(hl), (segs[:, :2] + segs[:, 2:]) / 2)
-        sx, px, _ = comb(mids[ib, 0], lengths[ib], lo, hi)      # lines through v2 have a constant x
-        sy, py, _ = comb(mids[ia, 1], lengths[ia], lo, hi)
-        half = hl @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
-        if not _plausible(half, c, tile * k / 2):
+        sx, px, _ = fundamental(mids[ib, 0], weight[ib], lo, hi)      # lines through v2 have a constant x
+        sy, py, _ = fundamental(mids[ia, 1], weight[ia], lo, hi)
+        lines = hl @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
+        if not _plausible(lines, c, tile * k, params.pitch_range):
             continue
-        support = lattice_support(half, segs, params.border_band)
-        if best is None or support > best[1]:
-            best = (half, support)
+        explained, _ = lattice_support(lines, segs, params.border_band, weight)
+        if best is None or explained > best[1]:
+            best = (lines, explained)
     if best is None:
         return None
-    half = refine_lattice(best[0], segs, params)
-    support = lattice_support(half, segs, params.border_band)
-    g = _upright(work_to_photo @ half @ np.diag([2.0, 2.0, 1.0]), np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
+    lines = refine_lattice(best[0], segs, params, weight)
+    _, support = lattice_support(lines, segs, params.border_band, weight)
+    g = _upright(work_to_photo @ lines, np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
     # the squares the layout model sees tiles in
     gi = np.linalg.inv(g)
     rr, cc = np.nonzero(lmap.prob >= params.min_layout)
-    centres = np.c_[(cc + 0.5) * to_photo - 0.5, (rr + 0.5) * to_photo - 0.5]
+    centres = lmap.to_photo(np.c_[cc + 0.5, rr + 0.5] * lmap.stride - 0.5)
     cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, centres)}, key=lambda t: (t[1], t[0]))
     mid_cell = np.floor(_apply(gi, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0]).astype(int)
     return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs), centres)
 
 
-def shifted(fit: LatticeFit, dx: float, dy: float) -> LatticeFit:
-    """The lattice moved by ``(dx, dy)`` tiles (half a tile, when its lines were the middles of tiles)."""
-    g = fit.cell_to_image @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
+def relattice(fit: LatticeFit, m: np.ndarray) -> LatticeFit:
+    """The lattice whose square coordinates ``m`` maps to ``fit``'s (e.g. twice as wide, moved by a line)."""
+    g = fit.cell_to_image @ m
     gi = np.linalg.inv(g)
     cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, fit.seen)},
                    key=lambda t: (t[1], t[0]))
-    return LatticeFit(g, cells, fit.cell_px, fit.support, fit.segments, fit.seen)
+    mid = np.floor(_apply(gi, fit.seen.mean(0)[None])[0]).astype(int)
+    return LatticeFit(g, cells, local_cell_px(g, tuple(mid)), fit.support, fit.segments, fit.seen)
 
 
-def _plausible(g: np.ndarray, at: np.ndarray, tile: float) -> bool:
-    """Whether the lattice's square at pixel ``at`` is about ``tile`` pixels large and not too
-    far from square (a 40 degree tilt squeezes a square to three quarters)."""
+def _plausible(g: np.ndarray, at: np.ndarray, tile: float, sizes: tuple = (0.6, 1.6)) -> bool:
+    """Whether the lattice's square at pixel ``at`` is between ``sizes`` times ``tile`` pixels large
+    and not too far from square (a 40 degree tilt squeezes a square to three quarters; an axis
+    may have found half the pitch)."""
     try:
         u, v = _apply(np.linalg.inv(g), at[None])[0]
     except np.linalg.LinAlgError:
@@ -844,7 +890,7 @@ def _plausible(g: np.ndarray, at: np.ndarray, tile: float) -> bool:
     p = _apply(g, np.array([[u, v], [u + 1, v], [u, v + 1]]))
     a, b = np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])
     cos = abs((p[1] - p[0]) @ (p[2] - p[0])) / (a * b + 1e-12)
-    return 0.6 < math.sqrt(a * b) / tile < 1.6 and 0.55 < a / b < 1.8 and cos < 0.6
+    return sizes[0] * 0.9 < math.sqrt(a * b) / tile < sizes[1] * 1.1 and 0.3 < a / b < 3.3 and cos < 0.6
 
 
 def _upright(g: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -1033,6 +1079,34 @@ def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
     z = z - np.max(z, axis=axis, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
+
+
+def choose_lattice(image: np.ndarray, fit: LatticeFit, model: TileModel, probes: int = 12) -> LatticeFit:
+    """The tile lattice among those the line lattice allows, chosen by the tile model.
+
+    Along each axis the lines found are the tile edges (a tile is one
+    line pitch), or the edges and the middles (a tile is two, starting on
+    either line). Of these nine lattices, the one whose squares the tile
+    model finds least empty wins, on the squares nearest the layout's
+    middle: the model was taught that a window half a tile off, or half or
+    twice a tile wide, holds no tile.
+    """
+    empty = model.labels.index(EMPTY)
+    best = None
+    pyramid: dict = {}
+    axis = [(2.0, 0.0), (2.0, 1.0), (1.0, 0.0)]
+    for sx, dx in axis:
+        for sy, dy in axis:
+            f = relattice(fit, np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]]))
+            if not f.cells:
+                continue
+            cells = np.array(f.cells, float)
+            order = np.argsort(((cells - cells.mean(0)) ** 2).sum(1))[:probes]
+            r = model.predict(cut_tiles(image, f.cell_to_image, [f.cells[i] for i in order], pyramid=pyramid))
+            score = float((1 - r.probs[:, empty]).mean())
+            if best is None or score > best[0]:
+                best = (score, f)
+    return best[1] if best else fit
 
 
 def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lattice = LATTICE,
@@ -1309,12 +1383,13 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     except (TypeError, ValueError) as e:
         raise UserError(source, f"edition: {e}") from None
     calib = load_calibration(calibration)
-    lmap = layout_map(image, models.layout)
+    lmap = look_closer(image, layout_map(image, models.layout), models.layout)
     fit = find_lattice(image, lmap)
     if fit is None:
         raise UserError(source, f"no Carcassonne layout found in {source}")
     clock.lap("lattice")
     model = TileModel(models.tiles, calib)
+    fit = choose_lattice(image, fit, model)
     cells = read_cells(image, fit, model)
     clock.lap("classify")
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules)
@@ -1326,8 +1401,6 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     corners, rectified = _frame_and_picture(image, fit, assembled)
     reading = Reading("carcassonne", source, assembled.layout, assembled.confidences, assembled.flags,
                       assembled.findings, card, corners, rectified, alternatives=assembled.alternatives)
-    reading.lattice = fit
-    reading.changed = assembled.changed
     return reading
 
 
@@ -1413,3 +1486,283 @@ def _feature_point(name: str, rotation: int, feature: str, expansions=("base",))
     for _ in range(rotation // 90):          # printed -> as it lies: one clockwise quarter turn at a time
         u, v = 1.0 - v, u
     return u, v
+
+
+# ---------------------------------------------------------------------------
+# Calibration to a user's own tile set
+
+#: The calibration photo: the 24 base types, north up, in 4 rows of 6, read like a book.
+CALIBRATION_ROWS = ("ABCDEF", "GHIJKL", "MNOPQR", "STUVWX")
+
+
+@dataclass(frozen=True)
+class Calibrate:
+    """Parameters of calibrating the tile model to a user's set."""
+
+    method: str = "refit"           # "refit" the last layer, or "templates" (nearest reference embedding)
+    jitters: int = 6                # crops of each tile, each a little off, and each turned 4 ways
+    empties: int = 24               # table crops around the tiles, and tiles cut half off, as "empty"
+    template_scale: float = 12.0    # templates: logit per unit of cosine similarity
+    l2: float = 0.02                # refit: pull towards the shipped weights
+    steps: int = 300                # refit: full-batch Adam steps
+    rate: float = 0.01
+
+
+CALIBRATE = Calibrate()
+
+
+@dataclass
+class Calibration:
+    """A tile model adapted to one set: a refitted last layer, or reference embeddings."""
+
+    method: str
+    labels: list
+    weight: np.ndarray              # (K, D): refit; or the templates (unit rows, zero where none)
+    bias: np.ndarray                # (K,)
+    model_sha256: str
+    scale: float = CALIBRATE.template_scale
+    info: dict = field(default_factory=dict)
+
+    def logits(self, embedding: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        """The calibrated logits of a batch, from the model's embedding and its own logits."""
+        if self.method == "refit":
+            return embedding @ self.weight.T + self.bias
+        unit = embedding / (np.linalg.norm(embedding, axis=1, keepdims=True) + 1e-9)
+        has = np.abs(self.weight).sum(1) > 0
+        return np.where(has[None], self.scale * (unit @ self.weight.T) + self.bias, logits)
+
+    def save(self, path) -> None:
+        import json
+        from pathlib import Path
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, weight=self.weight, bias=self.bias,
+                 meta=np.array(json.dumps({"method": self.method, "labels": self.labels, "scale": self.scale,
+                                           "model_sha256": self.model_sha256, "info": self.info})))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path) -> "Calibration":
+        import json
+
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            return cls(meta["method"], meta["labels"], data["weight"], data["bias"], meta["model_sha256"],
+                       meta.get("scale", CALIBRATE.template_scale), meta.get("info", {}))
+
+
+def calibration_path():
+    """Where ``scorelens calibrate`` keeps the user's calibration: ``$SCORELENS_HOME/calibration/carcassonne.npz``."""
+    from vision.review import scorelens_home
+
+    return scorelens_home() / "calibration" / "carcassonne.npz"
+
+
+def _model_sha256(name: str = MODELS.tiles) -> str:
+    import hashlib
+
+    from vision.classify import MODELS_DIR
+
+    path = name if name.endswith(".onnx") else MODELS_DIR / f"{name}.onnx"
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def load_calibration(spec=None, model: str = MODELS.tiles) -> Calibration | None:
+    """The calibration to read with: ``spec`` a :class:`Calibration`, a file, False (none),
+    or None for the user's own (:func:`calibration_path`) when there is one. A
+    calibration made for another version of the tile model is not used."""
+    from pathlib import Path
+
+    from vision import UserError
+
+    if spec is False:
+        return None
+    if isinstance(spec, Calibration):
+        return spec
+    path = Path(spec) if spec is not None else calibration_path()
+    if not path.is_file():
+        if spec is not None:
+            raise UserError(path, "no such calibration file")
+        return None
+    try:
+        calib = Calibration.load(path)
+    except (OSError, ValueError, KeyError) as e:
+        raise UserError(path, f"not a calibration file ({e})") from None
+    return calib if calib.model_sha256 == _model_sha256(model) else None
+
+
+def _grid_orientations(block: set) -> list[tuple[int, dict]]:
+    """Where each calibration tile lies for each way the photo may be turned: ``(turn, {square: type})``,
+    ``turn`` being how far (clockwise) the photo shows the tiles turned."""
+    xs = sorted({x for x, _ in block})
+    ys = sorted({y for _, y in block})
+    x0, y0, w, h = xs[0], ys[0], len(xs), len(ys)
+    out = []
+    for turn in rules.ROTATIONS:
+        places = {}
+        for r, row in enumerate(CALIBRATION_ROWS):
+            for c, name in enumerate(row):
+                # the nominal grid (c, r) turned clockwise by ``turn``, then put at the block's corner
+                u, v = c, r
+                for step in range(turn // 90):     # a quarter turn: (u, v) -> (height - 1 - v, u)
+                    u, v = (len(CALIBRATION_ROWS) - 1 if step % 2 == 0 else len(row) - 1) - v, u
+                places[(x0 + u, y0 + v)] = name
+        if set(places) == block:
+            out.append((turn, places))
+    return out
+
+
+def calibration_crops(image: np.ndarray, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,
+                      source: str = "<array>", rng: np.random.Generator | None = None):
+    """The crops of a calibration photo and their labels: each of the 24 tiles a few times,
+    a little off, turned four ways; and table squares (and tiles cut half off) as ``empty``.
+    Returns ``(crops, labels, turn)``."""
+    from vision import UserError
+
+    rng = rng if rng is not None else np.random.default_rng(0)
+    lmap = look_closer(image, layout_map(image, models.layout), models.layout)
+    fit = find_lattice(image, lmap)
+    if fit is None:
+        raise UserError(source, "no tiles found (lay out the 24 tiles A-X in 4 rows of 6, north up)")
+    model = TileModel(models.tiles, None)
+    fit = choose_lattice(image, fit, model)
+    cells = read_cells(image, fit, model)
+    empty = model.labels.index(EMPTY)
+    tiled = {sq for sq, (p, *_) in cells.items() if p[empty] < 0.5}
+    groups = _components(tiled)
+    block = groups[0] if groups else set()
+    xs = {x for x, _ in block}
+    ys = {y for _, y in block}
+    if len(block) != 24 or sorted((len(xs), len(ys))) != [4, 6]:
+        raise UserError(source, f"found {len(block)} tiles in a {len(xs)} x {len(ys)} block; the calibration "
+                                "photo shows the 24 tiles A-X in 4 rows of 6, north up")
+    best = None
+    for turn, places in _grid_orientations(block):
+        score = 0.0
+        for sq, name in places.items():
+            p = cells[sq][0]
+            score += math.log(max(p[model.labels.index(f"{name}:{canonical_rotation(name, turn)}")], 1e-6))
+        if best is None or score > best[0]:
+            best = (score, turn, places)
+    _, turn, places = best
+    crops, labels = [], []
+    squares = sorted(places)
+    for _ in range(params.jitters):
+        for sq in squares:
+            m = _jitter(rng, sq)
+            crop = cut_tiles(image, fit.cell_to_image @ m, [sq])[0]
+            for k in range(4):
+                crops.append(np.ascontiguousarray(np.rot90(crop, -k)))
+                name = places[sq]
+                labels.append(f"{name}:{canonical_rotation(name, (turn + 90 * k) % 360)}")
+    ring = sorted({rules.neighbour(sq, e) for sq in block for e in rules.EDGES} - block)
+    ring = [sq for sq in ring if sq in cells]
+    for n in range(params.empties):
+        if ring and n % 2 == 0:
+            sq = ring[int(rng.integers(len(ring)))]
+            m = _jitter(rng, sq)
+        else:
+            sq = squares[int(rng.integers(len(squares)))]
+            m = _jitter(rng, sq)
+            m[:2, 2] += rng.choice([-0.5, 0.5], 2) * rng.permutation([1, rng.integers(0, 2)])
+        crops.append(cut_tiles(image, fit.cell_to_image @ m, [sq])[0])
+        labels.append(EMPTY)
+    return np.stack(crops), labels, turn
+
+
+def _jitter(rng: np.random.Generator, square, amount: float = 1.0) -> np.ndarray:
+    """A small random turn, scale and shift of a lattice square about its centre (lattice units)."""
+    i, j = square
+    c = np.array([i + 0.5, j + 0.5])
+    a = math.radians(rng.normal(0, 1.5) * amount)
+    s = 1 + rng.normal(0, 0.025) * amount
+    r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]) * s
+    m = np.eye(3)
+    m[:2, :2] = r
+    m[:2, 2] = c - r @ c + rng.normal(0, 0.025, 2) * amount
+    return m
+
+
+def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS) -> dict:
+    """Adapt the tile model to the set in a calibration photo (a file or a BGR array) and
+    save it (``out``, default :func:`calibration_path`). Returns what was done."""
+    from pathlib import Path
+
+    from vision import photo as photo_stage
+    from vision.classify import MODELS_DIR
+    from vision.learn import Learn, last_layer, refit
+
+    if isinstance(photo, np.ndarray):
+        source, image = "<array>", photo_stage.from_array(photo).image
+    else:
+        source, image = str(photo), photo_stage.read_photo_file(photo).image
+    crops, labels, turn = calibration_crops(image, params, models, source)
+    model = TileModel(models.tiles, None)
+    readings = model.predict(crops)
+    targets = np.array([model.labels.index(label) for label in labels])
+    before = float((readings.probs.argmax(1) == targets).mean())
+    path = MODELS_DIR / f"{models.tiles}.onnx" if not models.tiles.endswith(".onnx") else Path(models.tiles)
+    layer = last_layer(path)
+    emb = readings.embedding
+    if params.method == "refit":
+        weight, bias = refit(emb, targets, layer.weight, layer.bias, Learn(params.l2, params.steps, params.rate))
+    else:
+        unit = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
+        weight = np.zeros_like(layer.weight)
+        bias = np.zeros_like(layer.bias)
+        for k in set(targets.tolist()) - {model.labels.index(EMPTY)}:
+            mean = unit[targets == k].mean(0)
+            weight[k] = mean / (np.linalg.norm(mean) + 1e-9)
+    calib = Calibration(params.method, list(model.labels), weight.astype(np.float32), bias.astype(np.float32),
+                        _model_sha256(models.tiles), params.template_scale,
+                        {"photo": source, "turn": turn, "crops": len(crops)})
+    after = float((_softmax(np.where(model.allowed[None], calib.logits(emb, emb @ layer.weight.T + layer.bias),
+                                     -np.inf), 1).argmax(1) == targets).mean())
+    calib.info.update({"fit_before": round(before, 4), "fit_after": round(after, 4)})
+    dest = Path(out) if out else calibration_path()
+    calib.save(dest)
+    return {"written": str(dest), "tiles": 24, "crops": len(crops), "turn": turn, "method": params.method,
+            "fit_before": before, "fit_after": after}
+
+
+def cmd_calibrate(args) -> int:
+    """``scorelens calibrate carcassonne PHOTO [--method M] [--out FILE] [--reset]``."""
+    from vision import UserError
+
+    if args.game != "carcassonne":
+        raise UserError(None, f"calibrate knows carcassonne only, not {args.game!r}")
+    if args.reset:
+        from pathlib import Path
+
+        path = Path(args.out) if args.out else calibration_path()
+        if path.exists():
+            path.unlink()
+            print(f"removed {path}: scorelens read uses the shipped tile model again")
+        else:
+            print(f"no calibration at {path}")
+        return 0
+    if not args.photo:
+        raise UserError(None, "calibrate needs the photo of your 24 tiles (or --reset)")
+    params = CALIBRATE if not args.method else CALIBRATE.__class__(**{**CALIBRATE.__dict__, "method": args.method})
+    r = calibrate(args.photo, args.out, params)
+    print(f"{args.photo}: 24 tiles read (turned {r['turn']} degrees), {r['crops']} crops; "
+          f"{r['method']} fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}")
+    print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")
+    return 0
+
+
+def track_options(photo, track=None) -> dict:
+    """The reader's options for ``scorelens read PHOTO``: ``--track`` if given, and the photo's
+    side file (``NAME.side.json``, as batch mode reads it) for the rest."""
+    from pathlib import Path
+
+    from vision.batch import read_side
+
+    side = read_side(Path(photo)) if isinstance(photo, (str, Path)) else None
+    out = {"side": side} if side is not None else {}
+    if track is not None:
+        out["track"] = parse_track(track)
+    return out

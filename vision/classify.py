@@ -66,10 +66,13 @@ class Prediction:
     def confidence(self) -> np.ndarray:
         return self.probs.max(axis=1)
 
-    def top2(self, i: int) -> list[tuple[str, float]]:
-        """The two most likely labels of piece ``i``, with their probabilities."""
-        order = np.argsort(self.probs[i])[::-1][:2]
+    def top(self, i: int, k: int = 2) -> list[tuple[str, float]]:
+        """The ``k`` most likely labels of piece ``i``, with their probabilities."""
+        order = np.argsort(self.probs[i])[::-1][:k]
         return [(self.labels[j], float(self.probs[i, j])) for j in order]
+
+    def top2(self, i: int) -> list[tuple[str, float]]:
+        return self.top(i, 2)
 
     def restricted(self, allowed: list[str]) -> "Prediction":
         """The same prediction over a subset of the labels, renormalised."""

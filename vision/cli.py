@@ -102,6 +102,12 @@ def cmd_learn(args) -> int:
     return learn.cmd_learn(args)
 
 
+def cmd_calibrate(args) -> int:
+    from vision import carcassonne
+
+    return carcassonne.cmd_calibrate(args)
+
+
 # ---------------------------------------------------------------------------
 # scorelens batch, scorelens export (vision/batch.py, vision/store.py)
 
@@ -236,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--bonus-points", type=int, metavar="N", help="bonus points")
     off.add_argument("--begging", type=int, metavar="N", help="begging cards held")
     off.add_argument("--family", type=int, metavar="N", help="family members (default: the discs in the rooms)")
+    p.add_argument("--track", metavar="red=54,blue=61",
+                   help="Carcassonne: each player's points on the score track (wins over PHOTO.side.json)")
     p.set_defaults(func=cmd_read)
 
     p = sub.add_parser("review", help="fix misreads on a local web page, and keep the corrections",
@@ -264,6 +272,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="where the adapted model goes (default: $SCORELENS_HOME/models)")
     p.add_argument("--reset", action="store_true", help="remove the adapted model: use the shipped one again")
     p.set_defaults(func=cmd_learn)
+
+    p = sub.add_parser("calibrate", help="adapt the Carcassonne tile reader to your own tiles, from one photo",
+                       description="Read one photo of your own 24 tile types A-X laid out north up in 4 rows "
+                                   "of 6 (ABCDEF / GHIJKL / MNOPQR / STUVWX), adapt the tile classifier to "
+                                   "their art, and keep the result for scorelens read.")
+    p.add_argument("game", choices=("carcassonne",), help="the game (carcassonne)")
+    p.add_argument("photo", nargs="?", metavar="PHOTO", help="the photo of the 24 tiles")
+    p.add_argument("--method", choices=("refit", "templates"),
+                   help="refit the last layer (default) or match reference embeddings")
+    p.add_argument("--out", metavar="FILE", help="where the calibration goes (default: "
+                                                 "$SCORELENS_HOME/calibration/carcassonne.npz)")
+    p.add_argument("--reset", action="store_true", help="remove the calibration: read with the shipped model")
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("batch", help="read a folder of photos into a results store",
                        description="Read every photo under the PATHs with the game's reader and store "

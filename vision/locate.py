@@ -1,16 +1,24 @@
 """Stage 1: find the sheet in a photo, as four corners in a known order.
 
-The sheet is found in two steps:
+The sheet is found in three steps:
 
-1. **Candidates.** Quadrilaterals that may be the page outline (bright
-   regions by Otsu's threshold, and closed edge contours) or the printed
-   grid's outer border (the outline of the largest blob of dark ink). Each
-   comes with the rectangle, in millimetres, that it would be on the sheet.
-2. **Verification.** Each candidate, in each of its four rotations, is warped
-   to a small image of the sheet frame, and the printed lines that the
-   layout expects there are looked for (:func:`line_score`). The grid lies
-   left of the score column, so only one rotation of a landscape sheet
-   matches; other papers and cards in the frame match nothing.
+1. **Outlines.** Quadrilaterals that may be the page (bright regions, by
+   Otsu's and by local thresholds of brightness and of *whiteness*; closed
+   edge contours) or the printed grid's outer border (the outline of the
+   largest blob of dark ink), found on the photo scaled down to
+   ``work_long_side``. Each comes with the rectangle, in millimetres, that
+   it would be on the sheet. An outline with one corner spoiled (something
+   touching the sheet, a shadow) is also tried with that corner rebuilt
+   from the other three (:func:`completions`).
+2. **Rotations.** Each outline, in each of its four rotations, is scored by
+   how strongly the printed lines of the layout show where it puts them
+   (:func:`line_score`). The grid lies left of the score column, so only
+   one rotation of a landscape sheet matches; cards, boards and the table
+   match nothing, and a sheet reaching out of the frame scores nothing.
+3. **Check.** The best few are corrected by the printed grid's crossings
+   (:func:`refine_find`, with :mod:`vision.rectify`) and scored again on
+   the rectified sheet; the best is taken if it scores ``min_score``, or if
+   its grid was plainly found (a blurred photo).
 
 The winner's four corners are the sheet's corners as printed: top-left,
 top-right, bottom-right, bottom-left, in the input image's pixels.
@@ -36,6 +44,7 @@ class Locate:
     """Parameters of sheet location."""
 
     work_long_side: int = 1024      # the photo is searched at this size
+    fine_long_side: int = 2048      # ... and its printed lines looked for at up to this size
     min_area: float = 0.02          # a candidate covers at least this fraction of the photo
     max_candidates: int = 12        # largest candidates kept for verification
     local_contrast: float = 12.0    # the page is this much brighter than its neighbourhood (8-bit levels)
@@ -104,14 +113,21 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
     full = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     # printed lines are thin: look for them at the photo's own resolution too
     coarse = line_map(work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY))
-    fine = line_map(full, 3, 2) if scale < 1 else None
+    fine_scale = min(1.0, params.fine_long_side / max(image.shape[:2]))
+    fine = None
+    if fine_scale > scale * 1.25:
+        small = cv2.resize(full, None, fx=fine_scale, fy=fine_scale, interpolation=cv2.INTER_AREA) \
+            if fine_scale < 1 else full
+        fine = line_map(small, 3, 2)
 
     found = []
     for quad, rect in candidate_quads(work, layout, params):
         scored = _orientations(coarse, quad, rect, layout, params)
         if fine is not None:
             scored = [(c / scale, max(s, s_fine)) for (c, s), (_, s_fine)
-                      in zip(scored, _orientations(fine, quad / scale, rect, layout, params))]
+                      in zip(scored, _orientations(fine, quad * (fine_scale / scale), rect, layout, params))]
+        else:
+            scored = [(c / scale, s) for c, s in scored]
         for corners, s in scored:
             found.append((s, corners, quad / scale, rect))
     found.sort(key=lambda f: -f[0])
@@ -144,8 +160,9 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
 
 
 def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm: float = 3.0):
-    """Correct a find by the printed grid (see :mod:`vision.rectify`) and score it
-    on the rectified sheet: ``(score, corners)``, or None where no grid is found."""
+    """Correct a find by the printed grid (see :mod:`vision.rectify`) and score it on the
+    rectified sheet: ``(score, corners, grid crossings found, their median residual in mm)``,
+    or None where no grid is found."""
     from vision.rectify import Rectify, corners_homography, refine_by_grid, warp
 
     params = Rectify(px_per_mm=px_per_mm)
@@ -225,7 +242,7 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
                 quad = refine_corners(quad, c)
             rects = (grid_rect,) if kind == "ink" else (page_rect, grid_rect)
             found += [(quad, rect) for rect in rects]
-            if kind != "ink" and n < 3:
+            if kind != "ink" and n < 2:
                 found += [(q, page_rect) for q in completions(quad)]
     return _dedupe(found)
 

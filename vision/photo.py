@@ -43,7 +43,7 @@ from vision import UserError
 class Decode:
     """Parameters of photo decoding."""
 
-    target_long_side: int = 1800     # decode JPEGs reduced, but not below this long side
+    target_long_side: int = 1600     # decode JPEGs reduced, but not below this long side
     min_short_side: int = 320        # smaller than this cannot show 6x7 readable cells
     max_bytes: int = 200 * 2**20     # refuse anything larger than this outright
 
@@ -139,9 +139,9 @@ def from_array(image: np.ndarray, source: str = "<array>", params: Decode = DECO
 def reduction_for(width: int, height: int, target_long_side: int) -> int:
     """The largest JPEG scale-down (1, 2, 4 or 8) that keeps the long side >= target.
 
-    >>> reduction_for(4032, 3024, 1800)
+    >>> reduction_for(4032, 3024, 1600)
     2
-    >>> reduction_for(1600, 1200, 1800)
+    >>> reduction_for(1500, 1200, 1600)
     1
     """
     long_side = max(width, height)

@@ -114,8 +114,9 @@ def _label_value(label: str):
     return int(label) if label.isdigit() else label
 
 
-def _candidates(pred, i: int) -> list[tuple[Any, float]]:
-    return [(_label_value(label), p) for label, p in pred.top2(i)]
+def _candidates(pred, i: int, k: int = 3) -> list[tuple[Any, float]]:
+    """The ``k`` most likely readings of piece ``i``, as state values with their probabilities."""
+    return [(_label_value(label), p) for label, p in pred.top(i, k)]
 
 
 def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
@@ -164,6 +165,16 @@ def read_agricola(image: np.ndarray, source: str, clock: _Clock, side: dict | No
 
 
 READERS["agricola"] = read_agricola
+
+
+def read_carcassonne(image: np.ndarray, source: str, clock: _Clock, side: dict | None = None, **options) -> Reading:
+    """The Carcassonne reader (:mod:`vision.carcassonne`), imported when first used."""
+    from vision import carcassonne
+
+    return carcassonne.read_carcassonne(image, source, clock, side=side, **options)
+
+
+READERS["carcassonne"] = read_carcassonne
 
 
 def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: str | Path | None = None,
@@ -256,8 +267,8 @@ def draw_avenue(reading: Reading, px_per_mm: float | None = None) -> np.ndarray:
             cv2.putText(img, f"{reading.confidences.get(name, 1.0):.2f}", (int(b[0] + s), int(b[3] - s)),
                         font, 0.08 * s, colour, 1, cv2.LINE_AA)
     total = reading.card.total
-    cv2.putText(img, f"total {total}", (int(AVENUE.column_x * s), int((AVENUE.grid_y + 5.5 * AVENUE.cell_mm) * s)),
-                font, 0.2 * s, (0, 0, 0), 2, cv2.LINE_AA)
+    cv2.putText(img, f"total {total}", (int(AVENUE.grid_x * s), int((AVENUE.height_mm - 3) * s)),
+                font, 0.15 * s, (0, 0, 0), 2, cv2.LINE_AA)
     return img
 
 
@@ -284,6 +295,15 @@ def draw_agricola(reading: Reading) -> np.ndarray:
 
 
 DRAWERS["agricola"] = draw_agricola
+
+
+def draw_carcassonne(reading: Reading) -> np.ndarray:
+    from vision import carcassonne
+
+    return carcassonne.draw_carcassonne(reading)
+
+
+DRAWERS["carcassonne"] = draw_carcassonne
 
 
 def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_scale: int = 1) -> list[Path]:
@@ -315,8 +335,11 @@ def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_s
 SEGMENT_GLYPHS = {"NS": "│", "EW": "─", "NE": "└", "ES": "┌", "SW": "┐", "WN": "┘", None: "·"}
 
 
-def _value_text(value) -> str:
+def _value_text(value, name: str = "") -> str:
     from scoring.agricola import Space
+
+    if value is None and name.startswith("cell:"):
+        return "none"
 
     if isinstance(value, Space):
         from vision.agricola import space_text
@@ -348,7 +371,7 @@ def render_reading(reading: Reading) -> str:
         out.append(f"flagged for review ({len(reading.flags)}):")
         for name in reading.flags:
             alts = reading.alternatives.get(name, [])
-            other = ", ".join(f"{_value_text(v)} {p:.2f}" for v, p in alts)
+            other = ", ".join(f"{_value_text(v, name)} {p:.2f}" for v, p in alts)
             out.append(f"  {name:<14} confidence {reading.confidences[name]:.2f}" + (f"  (read {other})" if other else ""))
     return "\n".join(out)
 
@@ -373,7 +396,13 @@ def cmd_read(args) -> int:
     results = []
     for i, path in enumerate(args.photos):
         try:
-            reading = read_photo(path, args.game, debug=args.debug, **options)
+            extra = {}
+            if args.game == "carcassonne":       # the score track: --track, else PHOTO.side.json
+                from vision.carcassonne import track_options
+                extra = track_options(path, getattr(args, "track", None))
+            elif getattr(args, "track", None):
+                raise UserError("--track", "applies only to Carcassonne layouts")
+            reading = read_photo(path, args.game, debug=args.debug, **options, **extra)
         except UserError as e:
             print(f"scorelens: {e}", file=sys.stderr)
             failed += 1

@@ -1100,7 +1100,18 @@ def cmd_review(args) -> int:
             print(f"{args.db}: nothing to review (no flagged photo left)")
             return 0
     elif args.photos:
-        boards = [open_photo(photo, args.game) for photo in args.photos]
+        import sys
+
+        boards = []
+        for photo in args.photos:
+            try:
+                boards.append(open_photo(photo, args.game))
+            except UserError as e:
+                if len(args.photos) == 1:
+                    raise
+                print(f"scorelens: {e} (left out)", file=sys.stderr)
+        if not boards:
+            raise UserError(None, "none of the photos could be read")
     else:
         raise UserError(None, "give the photos to review, or --db FILE")
     run(boards, port=args.port, browser=not args.no_browser, corrections=args.corrections)

@@ -63,11 +63,11 @@ class Training:
     photos: int = 120                 # synthetic photos read by our own stages
     photo_megapixels: tuple = (1.0, 6.0)
     flat_sheets: int = 400            # flat sheets, jittered and cut
-    columns: int = 1200               # extra score columns
+    columns: int = 2500               # extra score columns
     printed_sheets: int = 250         # sheets of random layouts, blank or played, for the template model
     px_per_mm: float = 4.0            # the rectified frame, as read (vision.rectify)
     width: int = 12                   # channels of the first convolution (then x2, x4)
-    epochs: int = 8
+    epochs: int = 10
     batch: int = 128
     lr: float = 4e-3
     weight_decay: float = 1e-4
@@ -82,12 +82,22 @@ TRAINING = Training()
 # ---------------------------------------------------------------------------
 # Data: pieces and their labels
 
+def random_number(rng: np.random.Generator) -> int:
+    """A number as written in a score box: 0 often (a farm not scored), small ones more than large."""
+    u = rng.random()
+    if u < 0.3:
+        return 0
+    if u < 0.7:
+        return int(rng.integers(1, 10))
+    return int(rng.integers(10, MAX_NUMBER + 1))
+
+
 def random_rounds(rng: np.random.Generator) -> tuple[avenue.Round, ...]:
-    """Five rounds with every letter and number equally likely, and some blanks."""
+    """Five rounds with every letter and number written, zeros often, and some blanks."""
     out = []
     for _ in range(avenue.ROUNDS):
         farm = None if rng.random() < 0.06 else str(rng.choice(list(avenue.FARM_LETTERS)))
-        score = None if rng.random() < 0.06 else int(rng.integers(0, MAX_NUMBER + 1))
+        score = None if rng.random() < 0.06 else random_number(rng)
         out.append(avenue.Round(farm, score))
     return tuple(out)
 

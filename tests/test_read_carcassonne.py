@@ -1,0 +1,227 @@
+"""The Carcassonne reader: lattice, tile model, joint decoding, meeples, samples, calibration, errors.
+
+The samples are rendered photos kept in ``samples/`` with what they must read
+to (``NAME.expected.json``): the layout and every player's total. The tile
+model's floor is measured on crops cut where the renderer's truth puts the
+squares, so that it does not depend on the lattice finder.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring import carcassonne as rules
+from vision import UserError
+from vision import carcassonne as reader
+from vision.read import read_photo
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+PHOTOS = sorted(SAMPLES.glob("carcassonne-photo-*.jpg"))
+
+
+def expected(photo: Path) -> dict:
+    return json.loads(photo.with_name(photo.stem + ".expected.json").read_text())
+
+
+def test_docstring_examples():
+    result = doctest.testmod(reader, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 10 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# The tile model
+
+
+def truth_crops(seed: int, megapixels: float = 3.0, style: str | None = None):
+    """Crops of every tile square of one rendered photo, where its truth puts them, and their labels."""
+    from vision.photo import decode_bytes
+    from vision.render import render_jpeg
+    from vision.train import carcassonne_cell_map
+
+    data, truth = render_jpeg("carcassonne", seed, megapixels=megapixels, style=style)
+    photo = decode_bytes(data, "rendered")
+    g, origin = carcassonne_cell_map(truth, photo.scale)
+    squares = [(t["x"] - origin[0], t["y"] - origin[1]) for t in truth["state"]["tiles"]]
+    labels = [f"{t['tile']}:{reader.canonical_rotation(t['tile'], t['rotation'])}" for t in truth["state"]["tiles"]]
+    return reader.cut_tiles(photo.image, g, squares), labels
+
+
+def test_tile_model_loads_and_reads_a_seeded_set():
+    model = reader.TileModel()
+    assert model.size == reader.CUT.size and len(model.labels) == 97
+    right = total = 0
+    for seed in (901, 902):
+        crops, labels = truth_crops(seed)
+        got = [model.labels[i] for i in model.predict(crops).probs.argmax(1)]
+        right += sum(a == b for a, b in zip(got, labels))
+        total += len(labels)
+    assert total >= 20
+    assert right / total >= 0.95, f"{right} of {total} tiles read right"
+
+
+def test_turning_a_crop_turns_the_reading():
+    model = reader.TileModel()
+    crops, labels = truth_crops(903)
+    turned, want = [], []
+    for crop, label in list(zip(crops, labels))[:8]:
+        name, rotation = reader.parse_label(label)
+        for k in range(4):
+            turned.append(np.ascontiguousarray(np.rot90(crop, -k)))
+            want.append(f"{name}:{reader.canonical_rotation(name, (rotation + 90 * k) % 360)}")
+    got = [model.labels[i] for i in model.predict(np.stack(turned)).probs.argmax(1)]
+    assert sum(a == b for a, b in zip(got, want)) >= 0.9 * len(want)
+
+
+# ---------------------------------------------------------------------------
+# Joint decoding
+
+
+def test_decoder_takes_the_second_guess_where_the_first_breaks_an_edge_and_flags_it():
+    empty = np.zeros(97)
+
+    def cell(*pairs):
+        p = empty.copy()
+        for label, q in pairs:
+            p[reader.tile_labels().index(label)] = q
+        p[0] = 1 - p.sum()
+        no_meeples = np.zeros((11, 12, 12))
+        no_meeples[0] = 1
+        return (p, no_meeples, None)
+
+    cells = {(0, 0): cell(("D:0", 0.97)), (1, 0): cell(("U:0", 0.62), ("U:90", 0.36)),
+             (0, -1): cell(("E:180", 0.95)), (2, 0): cell(("V:90", 0.96))}
+    for sq in [(-1, 0), (0, 1), (1, 1), (1, -1), (2, 1), (2, -1), (3, 0), (-1, -1), (0, -2), (1, -2)]:
+        cells.setdefault(sq, cell())
+    a = reader.assemble_layout(cells, reader.tile_labels())
+    placed = {(p.x, p.y): (p.tile, p.rotation) for p in a.layout.tiles}
+    assert placed[(1, 1)] == ("U", 90)          # lattice (1, 0) is (1, 1) once (0, -1) is the top row
+    assert a.changed == {"tile:1,1": ("U:0", "U:90")}
+    assert a.flags[0] == "tile:1,1"
+    assert not [f for f in rules.validate(a.layout) if f.code == "edge-mismatch"]
+
+
+def test_decoder_keeps_the_box_count():
+    # three tiles read as C (the box holds one): the second guesses win for all but the surest
+    cands = {(x, 0): [(("C", 0), 0.6 - 0.01 * x), (("R", 0), 0.3)] for x in range(3)}
+    d = reader.decode_layout(cands)
+    assert sorted(c for c in d.tiles.values()).count(("C", 0)) == 1
+    assert len(d.changed) == 2
+
+
+def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
+    from vision.render import carcassonne as art
+
+    cat = rules.load_catalogue()
+    for name, tile in cat.items():
+        drawn = art.draw_tile(tile, art.STYLES["classic"], 1.0, np.random.default_rng(0))
+        for rotation in rules.ROTATIONS:
+            for j, part in enumerate(tile.parts_at(rotation)):
+                x, y = art._turn(drawn.spots[j], rotation)
+                got = reader.feature_at(name, rotation, x / art.T, y / art.T, lying=part.kind == "field")
+                assert got == part.ref, (name, rotation, part.ref)
+
+
+# ---------------------------------------------------------------------------
+# Photos
+
+
+@pytest.mark.parametrize("photo", PHOTOS, ids=[p.stem for p in PHOTOS])
+def test_sample_reads_to_its_expected_scores(photo):
+    want = expected(photo)
+    reading = read_photo(photo, "carcassonne", use_saved=False)
+    assert reading.card.totals == want["totals"]
+    got = reader.canonical_layout(reading.state)
+    truth = reader.canonical_layout(rules.from_dict(want["state"]))
+    assert sorted((p.tile, p.rotation) for p in got.tiles) == sorted((p.tile, p.rotation) for p in truth.tiles)
+    assert len(got.meeples) == len(truth.meeples)
+
+
+def test_at_least_three_samples():
+    assert len(PHOTOS) >= 3
+    assert all(p.stat().st_size < 2**20 for p in PHOTOS)
+
+
+def test_debug_images(tmp_path):
+    photo = PHOTOS[0]
+    read_photo(photo, "carcassonne", debug=tmp_path, use_saved=False)
+    picture = cv2.imread(str(tmp_path / f"{photo.stem}.rectified.png"))
+    assert picture is not None and picture.shape[0] > 100
+    assert json.loads((tmp_path / f"{photo.stem}.reading.json").read_text())["game"] == "carcassonne"
+
+
+def test_track_from_the_option_and_from_the_side_file(tmp_path):
+    photo = PHOTOS[0]
+    plain = read_photo(photo, "carcassonne", use_saved=False, track="red=0")
+    more = read_photo(photo, "carcassonne", use_saved=False, track={"red": 10})
+    assert more.card.totals["red"] == plain.card.totals["red"] + 10
+    copy = tmp_path / "layout.jpg"
+    copy.write_bytes(photo.read_bytes())
+    (tmp_path / "layout.side.json").write_text(json.dumps({"track": {"red": 7, "blue": 3}}))
+    options = reader.track_options(copy)
+    side = read_photo(copy, "carcassonne", use_saved=False, **options)
+    assert side.card.totals["red"] == plain.card.totals["red"] + 7
+    assert "blue" in side.card.totals
+
+
+# ---------------------------------------------------------------------------
+# Calibration
+
+
+def test_calibration_improves_the_unseen_art(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCORELENS_HOME", str(tmp_path))
+    photo = SAMPLES / "carcassonne-unseen-1.jpg"
+    want = rules.from_dict(expected(photo)["state"])
+    truth = {(p.x, p.y): (p.tile, reader.canonical_rotation(p.tile, p.rotation)) for p in want.tiles}
+
+    def tiles_right(reading) -> int:
+        from vision.bench import _align_carcassonne
+
+        got = _align_carcassonne(reader.canonical_layout(want), reader.canonical_layout(reading.state))
+        return sum(truth.get((p.x, p.y)) == (p.tile, p.rotation) for p in got.tiles)
+
+    before = tiles_right(read_photo(photo, "carcassonne", use_saved=False, calibration=False))
+    report = reader.calibrate(SAMPLES / "carcassonne-calibration-unseen.jpg")
+    assert Path(report["written"]) == reader.calibration_path() and reader.calibration_path().is_file()
+    after = tiles_right(read_photo(photo, "carcassonne", use_saved=False))
+    assert after > before
+    assert report["fit_after"] > report["fit_before"]
+
+
+def test_calibration_photo_must_show_the_24_tiles():
+    with pytest.raises(UserError, match="24 tiles"):
+        reader.calibrate(PHOTOS[0], out="/nonexistent/never-written.npz")
+
+
+# ---------------------------------------------------------------------------
+# One-line errors
+
+
+def run_cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "vision.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, env=env)
+
+
+def test_errors_are_one_line(tmp_path):
+    table = tmp_path / "table.jpg"
+    rng = np.random.default_rng(0)
+    cv2.imwrite(str(table), cv2.GaussianBlur(rng.integers(60, 200, (600, 800, 3), dtype=np.uint8), (0, 0), 6))
+    notes = tmp_path / "notes.jpg"
+    notes.write_text("not a photo")
+    for args, words in (((str(notes),), "not an image"),
+                        ((str(table),), "no Carcassonne layout found"),
+                        ((str(PHOTOS[0]), "--track", "red=lots"), "is not COLOUR=POINTS")):
+        r = run_cli("read", *args, "--game", "carcassonne")
+        assert r.returncode == 2
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0], r.stderr
+    r = run_cli("calibrate", "carcassonne", str(tmp_path / "missing.jpg"))
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [f"scorelens: {tmp_path / 'missing.jpg'}: no such file"]
