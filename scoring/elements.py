@@ -25,6 +25,11 @@ they are the same for every game:
 [['NS', 'EW']]
 >>> get_element(data, "round:0")
 {'farm': 'D', 'score': 5}
+>>> board = {"game": "carcassonne", "tiles": [{"x": 0, "y": 0, "tile": "D", "rotation": 0}]}
+>>> set_element(board, "tile:0,0", {"tile": "E", "rotation": 90})["tiles"]
+[{'tile': 'E', 'rotation': 90, 'x': 0, 'y': 0}]
+>>> elements(set_element(board, "tile:1,0", {"tile": "U", "rotation": 0}))["tile:1,0"]
+{'tile': 'U', 'rotation': 0}
 """
 
 from __future__ import annotations
@@ -76,14 +81,19 @@ def _locate(data: dict, name: str) -> tuple[Any, Any]:
 
 
 def get_element(data: dict, name: str) -> Any:
-    """The value of one element; a Carcassonne hole reads as None."""
+    """The value of one element, as :func:`elements` lists it; a Carcassonne hole reads as None."""
     container, key = _locate(data, name)
     if key is None:
         return None
     try:
-        return container[key]
+        value = container[key]
     except (KeyError, IndexError):
         raise StateError(name, "no such element") from None
+    return _without_position(value) if name.startswith("tile:") else value
+
+
+def _without_position(tile: dict) -> dict:
+    return {k: v for k, v in tile.items() if k not in ("x", "y")}
 
 
 def set_element(data: dict, name: str, value: Any) -> dict:
@@ -94,12 +104,16 @@ def set_element(data: dict, name: str, value: Any) -> dict:
     """
     data = copy.deepcopy(data)
     container, key = _locate(data, name)
-    if name.startswith("tile:") and key is None:
-        if value is not None:
-            x, y = _ints(name.split(":", 1)[1])
+    if name.startswith("tile:"):
+        # a tile's value is what elements() lists: the entry without its position
+        x, y = _ints(name.split(":", 1)[1])
+        if value is None:
+            if key is not None:
+                del container[key]
+        elif key is None:
             container.append({**value, "x": x, "y": y})
-    elif name.startswith("tile:") and value is None:
-        del container[key]
+        else:
+            container[key] = {**value, "x": x, "y": y}
     else:
         container[key] = value
     return data
@@ -131,7 +145,7 @@ def elements(data: dict) -> dict[str, Any]:
                     out[f"fence:{tag}:{r},{c}"] = fence
     elif game == "carcassonne":
         for t in data["tiles"]:
-            out[f"tile:{t['x']},{t['y']}"] = {k: v for k, v in t.items() if k not in ("x", "y")}
+            out[f"tile:{t['x']},{t['y']}"] = _without_position(t)
         for i, m in enumerate(data.get("meeples", [])):
             out[f"meeple:{i}"] = m
     else:

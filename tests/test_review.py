@@ -289,6 +289,9 @@ def test_agricola_spaces_fences_and_off_board_values(tmp_path):
         client = Client(srv)
         _, item = client.json("GET", "/api/items/0")
         assert item["image"] is None and item["editors"]["fence"]["options"][1] == {"value": 1, "label": "on", "key": "1"}
+        # where the Agricola reader's rectified board is, every element has a box on it
+        boxes = review.BOX_FUNCTIONS["agricola"](np.zeros((360, 560, 3), np.uint8))
+        assert set(boxes) == set(elements(data)) and boxes["space:0,0"] == (36.0, 36.0, 124.0, 124.0)
         assert set(item["fields"]) == {"supply", "cards", "family_members", "card_points", "bonus_points",
                                        "begging_cards"} & set(data)
         total = item["card"]["total"]
@@ -372,6 +375,9 @@ def test_command_line_errors_are_one_line(capsys, tmp_path):
     assert capsys.readouterr().err.strip() == f"scorelens: {tmp_path / 'missing.jpg'}: no such file"
     assert main(["review", "--no-browser"]) == 2
     assert "give the photos to review" in capsys.readouterr().err
+    assert main(["learn", "--corrections", str(tmp_path / "none")]) == 2
+    assert capsys.readouterr().err.strip() == (f"scorelens: {tmp_path / 'none' / 'avenue'}: no corrections saved "
+                                               "for this game yet (save boards on the review page)")
 
 
 def test_no_display_means_no_browser(monkeypatch):
@@ -508,3 +514,32 @@ def test_review_module_examples():
 
     for module in (review, learn):
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# ---------------------------------------------------------------------------
+# With the real reader: review a synthetic photo, save, read it again.
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+@pytest.mark.skipif(not (MODELS / "avenue-cells.onnx").exists(), reason="the Avenue models are not built")
+def test_real_reading_reviewed_and_read_again(tmp_path, monkeypatch):
+    from vision.read import read_photo
+    from vision.render import write_photo
+
+    monkeypatch.setenv("SCORELENS_HOME", str(tmp_path / "home"))
+    photo = tmp_path / write_photo("avenue", 3, 9, tmp_path, megapixels=3)
+    truth = json.loads(photo.with_suffix(".json").read_text())["state"]
+    board = review.open_photo(photo, "avenue")
+    assert board.rectified is not None and len(board.boxes) == 52 and not board.saved
+    for name, value in elements(truth).items():
+        if elements(board.data)[name] != value:
+            board.edit(name, value)
+    result = board.save()
+    assert result["crops"] == 52 and result["corrected"] == len(board.history)
+    assert len(list((tmp_path / "home" / "corrections" / "avenue").rglob("*.png"))) == 52
+
+    later = read_photo(photo, "avenue")
+    assert avenue.to_dict(later.state) == truth and later.flags == []
+    assert later.card.total == avenue.score(avenue.from_dict(truth)).total
+    assert read_photo(photo, "avenue", use_saved=False).rectified.shape == board.rectified.shape

@@ -1006,7 +1006,7 @@ class Training:
 
     photos: int = 1200                    # synthetic photos, rendered once into the cache
     photo_megapixels: tuple = (1.5, 5.0)
-    flat_farms: int = 1200                # farmyards drawn flat, jittered and cut
+    flat_farms: int = 1000                # farmyards drawn flat, jittered and cut
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
@@ -1014,12 +1014,14 @@ class Training:
     board_epochs: int = 6
     board_batch: int = 8
     board_lr: float = 5e-3
-    space_epochs: int = 12
-    fence_epochs: int = 6
-    batch: int = 64
+    plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
+    many_animals: int = 5                 # spaces with this many animals or more are shown twice
+    space_epochs: int = 6
+    fence_epochs: int = 4
+    batch: int = 128
     lr: float = 3e-3
     weight_decay: float = 1e-4
-    threads: int = 2
+    threads: int = 1
     opset: int = 17
 
 
@@ -1101,10 +1103,10 @@ def build_space_net(n_out: int):
     """Convolutions down to 8 x 8, global average (a count is a sum of what is seen), the heads."""
     import torch.nn as nn
 
-    return nn.Sequential(_conv(3, 16, 2), _conv(16, 32), nn.MaxPool2d(2),          # 64 -> 32 -> 16
-                         _conv(32, 48), nn.MaxPool2d(2),                            # -> 8
-                         _conv(48, 64), _conv(64, 64),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_out))
+    return nn.Sequential(_conv(3, 16, 2), _conv(16, 24), nn.MaxPool2d(2),          # 64 -> 32 -> 16
+                         _conv(24, 32), nn.MaxPool2d(2),                            # -> 8
+                         _conv(32, 48), _conv(48, 48),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(48, n_out))
 
 
 def build_fence_net():
@@ -1323,6 +1325,15 @@ class _Pairs:
         return self.a[idx], self.b[idx]
 
 
+def space_selection(targets: np.ndarray, rng: np.random.Generator, params: Training) -> np.ndarray:
+    """Which spaces to learn from: most empty spaces with nothing on them are left out, and the
+    rare spaces with many animals are shown twice."""
+    plain = (targets[:, 0] == KINDS.index("empty")) & (targets[:, 2] == 0) & (targets[:, 3] == 0)
+    keep = ~plain | (rng.random(len(targets)) < params.plain_spaces)
+    many = targets[:, 4] >= params.many_animals
+    return np.concatenate([np.flatnonzero(keep), np.flatnonzero(keep & many)])
+
+
 def train_space_net(crops, targets, white, params: Training, seed: int, log=print):
     import torch
     import torch.nn.functional as F
@@ -1373,17 +1384,15 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
 
     The photos are the set ``1000 + seed`` of :func:`vision.render.write_set`
     (the benchmark's default set is 1), rendered once into ``cache``. The
-    board network is trained first; the space and fence crops are then cut
-    from those photos by this reader's own stages with it, and from farms
-    drawn flat. The same seed gives the same models, up to floating-point
-    differences between machines.
+    board network learns from them; the space and fence crops are cut from
+    them (:func:`photo_examples`) and from farms drawn flat
+    (:func:`flat_examples`). The same seed gives the same models, up to
+    floating-point differences between machines.
     """
     import tempfile
     from dataclasses import asdict
 
     import torch
-
-    from vision.classify import classifier
 
     params = TRAINING
     if quick:
@@ -1393,7 +1402,6 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}")
-    rng = np.random.default_rng(seed)
     trained = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
 
     log(f"{params.photos} photos of the set {1000 + seed} (cached in {cache})")
@@ -1403,19 +1411,20 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
            {"labels": ["table", "board"], "input": "colour photo, vision.agricola.mask_input",
             "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
-    classifier.cache_clear()
 
     log("cutting spaces and fence edges from the photos")
-    photo = photo_examples(pairs, rng, params, log)
+    photo = photo_examples(pairs, np.random.default_rng(seed), params, log)
     log(f"drawing {params.flat_farms} farms flat")
-    flat = flat_examples(params.flat_farms, rng, params, log)
+    flat = flat_examples(params.flat_farms, np.random.default_rng(seed + 7777), params, log)
     sx, sy, sw, fx, fy, fw = (np.concatenate([a, b]) for a, b in zip(photo, flat))
-    log(f"{len(sx)} spaces ({len(photo[0])} from photos), {len(fx)} fence edges ({int(fy.sum())} fences)")
+    pick = space_selection(sy, np.random.default_rng(seed), params)
+    log(f"{len(pick)} spaces learnt from ({len(photo[0])} cut from photos, {len(sx)} in all), "
+        f"{len(fx)} fence edges ({int(fy.sum())} fences)")
 
-    spaces = train_space_net(sx, sy, sw, params, seed + 1, log)
+    spaces = train_space_net(sx[pick], sy[pick], sw[pick], params, seed + 1, log)
     export(spaces, out / "agricola-spaces.onnx", (3, CUT.space_px, CUT.space_px),
            {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.normalise_colour",
-            "trained": trained | {"spaces": len(sx)}}, params)
+            "trained": trained | {"spaces": len(pick)}}, params)
     fences = train_fence_net(fx, fy, fw, params, seed + 2, log)
     export(fences, out / "agricola-fences.onnx", (3, CUT.fence_wide_px, CUT.fence_len_px),
            {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,

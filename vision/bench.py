@@ -102,7 +102,8 @@ def _meeple_part(layout, meeple) -> int | None:
 
 
 def _carcassonne_elements(layout) -> dict[str, Any]:
-    """Tiles by square; meeples by square, part and colour (several alike are numbered)."""
+    """Tiles by square; meeples by square, part and colour (several alike are numbered); canonical form."""
+    layout = _carcassonne_canonical(layout)
     out: dict[str, Any] = {}
     for p in layout.tiles:
         out.setdefault(f"tile:{p.x},{p.y}", (p.tile, p.rotation))
@@ -150,12 +151,24 @@ def _turn_feature(feature: str, quarter: int) -> str:
     return f"{kind}:{turned}"
 
 
+def _carcassonne_canonical(layout):
+    """Every tile at its smallest equivalent rotation, meeples' features renamed to match: a
+    straight road turned half round is the same placement (vision.carcassonne.canonical_rotation),
+    and a photo of it cannot tell the two apart."""
+    from vision.carcassonne import canonical_layout
+
+    return canonical_layout(layout)
+
+
 def _align_carcassonne(truth, read):
-    """The read layout turned and shifted onto the truth's frame (a layout has no 'up')."""
+    """The read layout turned and shifted onto the truth's frame (a layout has no 'up'), in canonical form."""
     from dataclasses import replace
+
+    from vision.carcassonne import canonical_rotation
 
     if not read.tiles or not truth.tiles:
         return read
+    truth = _carcassonne_canonical(truth)
     want = {(p.x, p.y): (p.tile, p.rotation) for p in truth.tiles}
     best, best_hits = read, -1
     for quarter in range(4):
@@ -168,8 +181,8 @@ def _align_carcassonne(truth, read):
         anchors |= {(min(k[0] for k in want) - min(x for (x, _), _ in turned),
                      min(k[1] for k in want) - min(y for (_, y), _ in turned))}
         for dx, dy in anchors:
-            hits = sum(1 for (x, y), p in turned
-                       if want.get((x + dx, y + dy)) == (p.tile, (p.rotation + 90 * quarter) % 360))
+            hits = sum(1 for (x, y), p in turned if want.get((x + dx, y + dy))
+                       == (p.tile, canonical_rotation(p.tile, (p.rotation + 90 * quarter) % 360)))
             if hits > best_hits:
                 best_hits = hits
                 tiles = tuple(replace(p, x=x + dx, y=y + dy, rotation=(p.rotation + 90 * quarter) % 360)
@@ -179,7 +192,7 @@ def _align_carcassonne(truth, read):
                     mx, my = turn(m.x, m.y)
                     meeples.append(replace(m, x=mx + dx, y=my + dy, feature=_turn_feature(m.feature, quarter)))
                 best = replace(read, tiles=tiles, meeples=tuple(meeples))
-    return best
+    return _carcassonne_canonical(best)
 
 
 def compare(game: str, truth, read) -> dict[str, list[int]]:
@@ -213,7 +226,7 @@ def meeple_counts(truth, read) -> dict[str, int]:
 
     if read is None:
         return {"meeples_truth": len(truth.meeples), "meeples_read": 0, "meeples_found": 0, "meeples_placed": 0}
-    read = _align_carcassonne(truth, read)
+    read, truth = _align_carcassonne(truth, read), _carcassonne_canonical(truth)
     square = lambda lay: Counter((m.x, m.y, m.colour) for m in lay.meeples)
     part = lambda lay: Counter((m.x, m.y, m.colour, _meeple_part(lay, m)) for m in lay.meeples)
     return {"meeples_truth": len(truth.meeples), "meeples_read": len(read.meeples),
@@ -243,7 +256,7 @@ def same_state(game: str, truth, read) -> bool:
         return False
     module = scoring.game_module(game)
     if game == "carcassonne":
-        read = _align_carcassonne(truth, read)
+        read, truth = _align_carcassonne(truth, read), _carcassonne_canonical(truth)
         a, b = module.to_dict(truth), module.to_dict(read)
         key = lambda d: (sorted(json.dumps(t, sort_keys=True) for t in d.get("tiles", [])),
                          sorted(json.dumps(m, sort_keys=True) for m in d.get("meeples", [])))

@@ -469,10 +469,11 @@ class Lattice:
     vp_proposals: int = 10          # distinct vanishing points kept
     vp_pairs: int = 12              # pairs of them tried as the lattice, best supported first
     min_corner_deg: float = 50.0    # the two families of lines cross at the layout at least this steeply
-    pitch_range: tuple = (0.2, 1.3) # the lines' pitch is searched in this range, of the layout model's tile size
+    pitch_range: tuple = (0.35, 1.2)    # the lines' pitch is searched in this range, of the layout model's tile size
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
-    refine_passes: int = 3
+    refine_bands: tuple = (0.3, 0.22, 0.15, 0.15)   # the segments fitted are this near a line, pass by pass
     ring: int = 1                   # empty squares around the tiles that are looked at too
+    refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
 
 
 LATTICE = Lattice()
@@ -489,6 +490,7 @@ class LatticeFit:
     support: float                  # share of the line length on the lattice's lines and half-lines
     segments: int                   # line segments used
     seen: np.ndarray | None = None  # (N, 2) photo points where the layout model sees tiles
+    lines: np.ndarray | None = None # (N, 4) the line segments used, photo pixels
 
 
 def line_segments(gray: np.ndarray, min_length: float) -> np.ndarray:
@@ -627,12 +629,15 @@ def fundamental(values: np.ndarray, weights: np.ndarray, lo: float, hi: float, s
     of it, so :func:`comb` scores those as high: the longest period scoring
     at least ``share`` of the best is the fundamental one (for tile lines:
     the tile pitch, or half of it where roads and walls cross the middles).
-    Returns ``(period, phase, score)``.
+    Periods longer than the values' spread over 2.5 are not tried: a comb
+    with so few teeth fits anything. Returns ``(period, phase, score)``.
 
     >>> p, phase, score = fundamental(np.array([3.0, 13.0, 23.0, 43.0, 53.0]), np.ones(5), 3, 14)
     >>> round(p, 1), round(phase, 1)
     (10.0, 3.0)
     """
+    spread = float(np.percentile(values, 95) - np.percentile(values, 5)) if len(values) else 0.0
+    hi = max(lo * 1.05, min(hi, spread / 2.5))       # a period needs a few repeats to be seen
     periods = np.exp(np.linspace(math.log(lo), math.log(hi), steps))
     z = np.abs((weights[None] * np.exp(2j * np.pi * values[None] / periods[:, None])).sum(1)) / weights.sum()
     peak = (z >= share * z.max()) & (z >= np.r_[0, z[:-1]]) & (z >= np.r_[z[1:], 0])
@@ -665,8 +670,8 @@ def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE,
                    weight: np.ndarray | None = None) -> np.ndarray:
     """Fit the lattice map ``g`` (cells -> pixels) to the segments that lie on lattice lines.
 
-    Each segment near a lattice line (within :attr:`Lattice.border_band`,
-    and along it) asks that its end points have that line's coordinate under
+    Each segment near a lattice line (within :attr:`Lattice.refine_bands`,
+    narrower pass by pass, and along it) asks that its end points have that line's coordinate under
     the inverse map: linear equations, solved by least squares in
     normalised image coordinates, then again with the segments the new map
     puts on its lines. A fit that changes the tile size or the lattice's
@@ -685,8 +690,8 @@ def refine_lattice(g: np.ndarray, s: np.ndarray, params: Lattice = LATTICE,
         return p[1] - p[0], p[2] - p[0]
 
     ex0, ey0 = frame(gn)
-    for _ in range(params.refine_passes):
-        axis, line, near = _on_lines(gn, sn, params.border_band)
+    for band in params.refine_bands:
+        axis, line, near = _on_lines(gn, sn, band)
         if (near & (axis == 0)).sum() < 4 or (near & (axis == 1)).sum() < 4:
             break
         rows, rhs, wt = [], [], []
@@ -839,7 +844,7 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     inside = fine[ri, ci]
     segs, inside = segs[inside >= params.min_segment_layout], inside[inside >= params.min_segment_layout]
     # a segment counts by its length and by how surely it lies on tiles
-    weight = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) * inside
+    weight = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) * inside ** 2
     best = None
     c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0) if len(segs) else np.zeros(2)
     # the lines repeat with the tile pitch, or half of it (roads and walls across the middles of tiles)
@@ -866,7 +871,8 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     centres = lmap.to_photo(np.c_[cc + 0.5, rr + 0.5] * lmap.stride - 0.5)
     cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, centres)}, key=lambda t: (t[1], t[0]))
     mid_cell = np.floor(_apply(gi, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0]).astype(int)
-    return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs), centres)
+    lines = np.c_[_apply(work_to_photo, segs[:, :2]), _apply(work_to_photo, segs[:, 2:])]
+    return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs), centres, lines)
 
 
 def relattice(fit: LatticeFit, m: np.ndarray) -> LatticeFit:
@@ -876,7 +882,7 @@ def relattice(fit: LatticeFit, m: np.ndarray) -> LatticeFit:
     cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, fit.seen)},
                    key=lambda t: (t[1], t[0]))
     mid = np.floor(_apply(gi, fit.seen.mean(0)[None])[0]).astype(int)
-    return LatticeFit(g, cells, local_cell_px(g, tuple(mid)), fit.support, fit.segments, fit.seen)
+    return LatticeFit(g, cells, local_cell_px(g, tuple(mid)), fit.support, fit.segments, fit.seen, fit.lines)
 
 
 def _plausible(g: np.ndarray, at: np.ndarray, tile: float, sizes: tuple = (0.6, 1.6)) -> bool:
@@ -1144,6 +1150,22 @@ def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lat
     return out
 
 
+def refit_to_tiles(fit: LatticeFit, tiles, params: Lattice = LATTICE) -> LatticeFit:
+    """The lattice fitted again to the line segments on the squares read as tiles (and their
+    edges): the first fit also saw lines of the table near the layout, this one only the tiles'."""
+    if fit.lines is None or len(tiles) < 2:
+        return fit
+    gi = np.linalg.inv(fit.cell_to_image)
+    mid = _apply(gi, (fit.lines[:, :2] + fit.lines[:, 2:]) / 2)
+    squares = set(tiles)
+    near = np.array([any((int(math.floor(u + du)), int(math.floor(v + dv))) in squares
+                         for du in (-0.12, 0.12) for dv in (-0.12, 0.12)) for u, v in mid], bool)
+    if near.sum() < 8:
+        return fit
+    g = refine_lattice(fit.cell_to_image, fit.lines[near], params)
+    return relattice(LatticeFit(g, fit.cells, fit.cell_px, fit.support, fit.segments, fit.seen, fit.lines), np.eye(3))
+
+
 # ---------------------------------------------------------------------------
 # Meeples: blobs in the meeple maps, put on the feature under them
 
@@ -1360,6 +1382,37 @@ def parse_track(text) -> dict[str, int]:
     return out
 
 
+def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
+                params: Lattice = LATTICE):
+    """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
+
+    After a first reading, the lattice is fitted again to the lines of the
+    squares read as tiles (:func:`refit_to_tiles`) and the squares read again,
+    while that moves the tiles by more than a few percent of a tile.
+    """
+    lmap = look_closer(image, layout_map(image, layout_model, params), layout_model, params)
+    fit = find_lattice(image, lmap, params)
+    if clock is not None:
+        clock.lap("lattice")
+    if fit is None:
+        return None, {}
+    fit = choose_lattice(image, fit, model)
+    cells = read_cells(image, fit, model, params)
+    empty = model.labels.index(EMPTY)
+    for _ in range(params.refits):
+        tiles = [sq for sq, (p, *_) in cells.items() if p[empty] < 0.5]
+        if not tiles:
+            break
+        again = refit_to_tiles(fit, tiles, params)
+        centres = np.array(tiles, float) + 0.5
+        moved = np.abs(_apply(again.cell_to_image, centres) - _apply(fit.cell_to_image, centres)).max()
+        if moved < 0.04 * fit.cell_px:
+            break
+        fit = again
+        cells = read_cells(image, fit, model, params)
+    return fit, cells
+
+
 def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: dict | None = None,
                      models: CarcassonneModels = MODELS, calibration=None, edition: int | None = None):
     """Read a Carcassonne layout from a decoded photo (the stages after decoding).
@@ -1383,14 +1436,10 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     except (TypeError, ValueError) as e:
         raise UserError(source, f"edition: {e}") from None
     calib = load_calibration(calibration)
-    lmap = look_closer(image, layout_map(image, models.layout), models.layout)
-    fit = find_lattice(image, lmap)
+    model = TileModel(models.tiles, calib)
+    fit, cells = read_layout(image, model, models.layout, clock)
     if fit is None:
         raise UserError(source, f"no Carcassonne layout found in {source}")
-    clock.lap("lattice")
-    model = TileModel(models.tiles, calib)
-    fit = choose_lattice(image, fit, model)
-    cells = read_cells(image, fit, model)
     clock.lap("classify")
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules)
     if not assembled.layout.tiles:
@@ -1623,13 +1672,10 @@ def calibration_crops(image: np.ndarray, params: Calibrate = CALIBRATE, models: 
     from vision import UserError
 
     rng = rng if rng is not None else np.random.default_rng(0)
-    lmap = look_closer(image, layout_map(image, models.layout), models.layout)
-    fit = find_lattice(image, lmap)
+    model = TileModel(models.tiles, None)
+    fit, cells = read_layout(image, model, models.layout)
     if fit is None:
         raise UserError(source, "no tiles found (lay out the 24 tiles A-X in 4 rows of 6, north up)")
-    model = TileModel(models.tiles, None)
-    fit = choose_lattice(image, fit, model)
-    cells = read_cells(image, fit, model)
     empty = model.labels.index(EMPTY)
     tiled = {sq for sq, (p, *_) in cells.items() if p[empty] < 0.5}
     groups = _components(tiled)
@@ -1766,3 +1812,25 @@ def track_options(photo, track=None) -> dict:
     if track is not None:
         out["track"] = parse_track(track)
     return out
+
+
+# ---------------------------------------------------------------------------
+# A synthetic calibration photo (for the tests, the benchmark and the sample)
+
+
+def render_calibration_photo(seed: int, style: str | None = "unseen", megapixels: float = 4.0) -> np.ndarray:
+    """A photo of the 24 base tiles laid out for ``scorelens calibrate`` (4 rows of 6, north up),
+    drawn by the renderer in ``style`` and photographed by its camera model (BGR)."""
+    from vision.render import MAX_PPM, MIN_PPM
+    from vision.render import carcassonne as art
+    from vision.render.camera import CAMERA, draw_camera, photograph
+
+    rng = np.random.default_rng(seed)
+    tiles = tuple(rules.Placement(c, r, name, 0) for r, row in enumerate(CALIBRATION_ROWS) for c, name in enumerate(row))
+    layout = rules.Layout(tiles)
+    camera = draw_camera(rng, art.board_mm(layout), CAMERA, megapixels=megapixels)
+    ppm = float(np.clip(round(camera.px_per_mm() * 2) / 2, MIN_PPM, MAX_PPM))
+    board = art.draw_board(layout, rng, ppm, style=style)
+    board = board[0] if isinstance(board, tuple) else board
+    photo, _, _ = photograph(board, rng, camera=camera)
+    return photo

@@ -74,6 +74,18 @@ class Prediction:
     def top2(self, i: int) -> list[tuple[str, float]]:
         return self.top(i, 2)
 
+    def reweighted(self, weights: dict[str, float]) -> "Prediction":
+        """The same prediction under another prior: each label's probability times its
+        weight (1 where not given), renormalised.
+
+        >>> p = Prediction(np.array([[0.6, 0.4]]), ("6", "0"))
+        >>> p.reweighted({"0": 3.0}).best
+        ['0']
+        """
+        w = np.array([weights.get(label, 1.0) for label in self.labels])
+        p = self.probs * w
+        return Prediction(p / p.sum(axis=1, keepdims=True), self.labels)
+
     def restricted(self, allowed: list[str]) -> "Prediction":
         """The same prediction over a subset of the labels, renormalised."""
         idx = [self.labels.index(a) for a in allowed]

@@ -87,6 +87,12 @@ def cmd_read(args) -> int:
     return read.cmd_read(args)
 
 
+def cmd_template(args) -> int:
+    from vision import read
+
+    return read.cmd_template(args)
+
+
 # ---------------------------------------------------------------------------
 # scorelens review, scorelens learn: the work is in vision/review.py and vision/learn.py
 
@@ -245,6 +251,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--track", metavar="red=54,blue=61",
                    help="Carcassonne: each player's points on the score track (wins over PHOTO.side.json)")
     p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("template", help="propose the template of your Avenue pad from a photo of a blank sheet",
+                       description="Read the printed layout (farms, castles, grapes) of the Avenue sheet in "
+                                   "PHOTO, write it as a template file for you to check and edit, and print "
+                                   "it. Then read your sheets with: scorelens read PHOTO --template FILE")
+    p.add_argument("photo", metavar="PHOTO", help="a photo of a blank (or any) sheet of your pad")
+    p.add_argument("--out", required=True, metavar="FILE", help="the template file to write")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.set_defaults(func=cmd_template)
 
     p = sub.add_parser("review", help="fix misreads on a local web page, and keep the corrections",
                        description="Read photos (or open the flagged photos of a results store) and serve "

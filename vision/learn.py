@@ -115,7 +115,7 @@ def _onnx():
         import onnx
         from onnx import numpy_helper
     except ImportError:
-        raise UserError(None, "scorelens learn needs the onnx package (pip install onnx)") from None
+        raise UserError(None, "scorelens learn needs the onnx package: pip install 'scorelens[learn]'") from None
     return onnx, numpy_helper
 
 
@@ -352,7 +352,7 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
                           **({} if megapixels is None else {"megapixels": megapixels}))
             pairs = bench.load_truths(photos, game)[:n_corrected + n_test]
             corrected, test = pairs[:n_corrected], pairs[n_corrected:]
-            fixes = 0
+            fixes, saved = 0, 0
             for photo, truth in corrected:
                 try:
                     board = review.Review.from_reading(read_photo(photo, game, use_saved=False), photo)
@@ -364,7 +364,8 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
                         board.edit(name, value)
                         fixes += 1
                 board.save()
-            log(f"corrected {len(corrected)} photos ({fixes} elements fixed)")
+                saved += 1
+            log(f"corrected {saved} of {len(corrected)} photos ({fixes} elements fixed)")
             reader = lambda p, g: read_photo(p, g, use_saved=False)     # noqa: E731
             before = bench.bench_pairs(game, test, reader).summary()
             reports = learn(game)
@@ -377,13 +378,13 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
             else:
                 os.environ["SCORELENS_HOME"] = old_home
     keys = ("element_accuracy", "exact_state_rate", "exact_score_rate", "mean_abs_score_error", "found_rate")
-    return {"style": style, "split": split, "seed": seed, "corrected": n_corrected, "test": len(test),
+    return {"style": style, "split": split, "seed": seed, "corrected": saved, "test": len(test),
             "elements_fixed": fixes, "learn": reports,
             "before": {k: before[k] for k in keys}, "after": {k: after[k] for k in keys}}
 
 
 def _main(argv: list[str] | None = None) -> int:
-    """``python -m vision.learn measure``: print the before/after benchmark as JSON."""
+    """``python -m vision.learn measure``: the before/after benchmark as JSON on stdout, progress on stderr."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m vision.learn")
@@ -395,7 +396,10 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="test")
     parser.add_argument("--folder", help="keep the rendered photos here (reused when already there)")
     args = parser.parse_args(argv)
-    result = measure(args.corrected, args.test, args.seed, args.style, args.split, folder=args.folder)
+    import sys
+
+    result = measure(args.corrected, args.test, args.seed, args.style, args.split, folder=args.folder,
+                     log=lambda line: print(line, file=sys.stderr))
     print(json.dumps(result, indent=2))
     return 0
 

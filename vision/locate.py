@@ -49,9 +49,10 @@ class Locate:
     max_candidates: int = 12        # largest candidates kept for verification
     local_contrast: float = 12.0    # the page is this much brighter than its neighbourhood (8-bit levels)
     coarse_min: float = 0.8         # line contrast of an outline worth checking closely
-    refine_top: int = 8             # the best few outlines are checked closely
+    refine_top: int = 16            # the best few outlines are checked closely
     min_score: float = 2.2          # line contrast on the rectified sheet needed to accept it, or:
-    grid_inliers: int = 40          # ... this many of the grid's 56 crossings found in place
+    blurred_min_score: float = 1.2  # ... at least this, and
+    grid_inliers: int = 20          # ... this many of the grid's 56 crossings found in place
     grid_residual_mm: float = 0.3   # ... within this (median)
     sure_score: float = 3.0         # a check scoring this ends the search
     corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
@@ -74,6 +75,7 @@ class Layout:
     lines: tuple[tuple[float, float, float, float], ...]
     rects: tuple[tuple[float, float, float, float], ...]
     grid: object = None      # a geometry with grid_x, grid_y, cell_mm, rows, cols: refines doubtful finds
+    grid_lines: int = 0      # the first lines are the grid's; the others break its symmetry
 
 
 @lru_cache(maxsize=None)
@@ -87,7 +89,8 @@ def avenue_layout(geometry: AvenueSheet = AVENUE) -> Layout:
         for bx0, by0, bx1, by1 in g.round_boxes(i).values():
             lines += [(bx0, by0, bx1, by0), (bx0, by1, bx1, by1), (bx0, by0, bx0, by1), (bx1, by0, bx1, by1)]
     return Layout("Avenue sheet", g.width_mm, g.height_mm, tuple(lines),
-                  rects=((0.0, 0.0, g.width_mm, g.height_mm), (x0, y0, x1, y1)), grid=g)
+                  rects=((0.0, 0.0, g.width_mm, g.height_mm), (x0, y0, x1, y1)), grid=g,
+                  grid_lines=g.rows + g.cols + 2)
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,8 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
         if refined is None:
             continue
         s2, corners2, inliers, residual = refined
-        if s2 < params.min_score and (inliers < params.grid_inliers or residual > params.grid_residual_mm):
+        if s2 < params.min_score and (s2 < params.blurred_min_score or inliers < params.grid_inliers
+                                      or residual > params.grid_residual_mm):
             continue
         s2 = max(s2, params.min_score)      # a blurred sheet whose grid is plainly there
         if best is None or s2 > best[0]:
@@ -179,7 +183,11 @@ def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm
     rect = warp(gray, h, layout.width_mm, layout.height_mm, px_per_mm)
     width = max(3, int(round(1.5 * px_per_mm)) | 1)
     to_px = np.array([[px_per_mm, 0, -0.5], [0, px_per_mm, -0.5], [0, 0, 1]])
-    score = line_score(line_map(rect, width, 1), to_px, layout)
+    ratios = line_score(line_map(rect, width, 1), to_px, layout, per_line=True)
+    score = float(np.percentile(ratios, 25))
+    if score < LOCATE.min_score and np.median(ratios[layout.grid_lines:]) < LOCATE.min_score / 2:
+        # the grid fits but the rest of the print does not: the sheet is the wrong way round
+        return None
     sheet = _rect_corners((0, 0, layout.width_mm, layout.height_mm))
     return score, cv2.perspectiveTransform(sheet[None], h)[0], inliers, residual
 
@@ -425,7 +433,7 @@ def line_map(gray: np.ndarray, width_px: int = 5, tolerance_px: int = 2) -> np.n
 
 
 def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
-               params: Locate = LOCATE) -> float:
+               params: Locate = LOCATE, per_line: bool = False):
     """How strongly the layout's printed lines show where ``h_mm_to_img`` puts them.
 
     ``response`` is the photo's :func:`line_map`. Each printed line's mean
@@ -440,14 +448,14 @@ def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
     h, w = response.shape
     pts = cv2.perspectiveTransform(points, h_mm_to_img)[0]
     if not np.isfinite(pts).all():
-        return 0.0
+        return np.zeros(len(count)) if per_line else 0.0
     xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
     inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
     if inside.mean() < 0.98:
-        return 0.0
+        return np.zeros(len(count)) if per_line else 0.0
     xi, yi = np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1)
     values = response[yi, xi].astype(np.float32)
-    per_line = np.bincount(which, values[:n_on]) / count
-    off_mean = float(values[n_on:].mean())
-    weaker = float(np.partition(per_line, len(per_line) // 4)[len(per_line) // 4])
-    return weaker / (off_mean + 2.0)
+    ratios = np.bincount(which, values[:n_on]) / count / (float(values[n_on:].mean()) + 2.0)
+    if per_line:
+        return ratios
+    return float(np.partition(ratios, len(ratios) // 4)[len(ratios) // 4])

@@ -58,6 +58,13 @@ LETTER_LABELS = ["blank"] + list(avenue.FARM_LETTERS)
 NUMBER_LABELS = ["blank"] + [str(n) for n in range(31)]
 CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
 
+#: How much likelier each number is on a finished sheet than in the column model's training,
+#: where every number 0-30 was equally likely (:func:`vision.train.random_rounds`). In play
+#: a 0 is written whenever a farm does not beat the one above, and most farms connect a
+#: handful of grapes; two-digit numbers are rare, so are blank boxes.
+NUMBER_PRIOR = {"0": 6.0, **{str(n): 2.0 for n in range(1, 10)}, **{str(n): 0.7 for n in range(20, 31)},
+                "blank": 0.5}
+
 
 @dataclass
 class Reading:
@@ -137,7 +144,7 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
     cell_pred = classifier(models.cells).predict(cells).restricted(CELL_LABELS)
     col_pred = classifier(models.column).predict(column)
     letters = col_pred.restricted(LETTER_LABELS)
-    numbers = col_pred.restricted(NUMBER_LABELS)
+    numbers = col_pred.restricted(NUMBER_LABELS).reweighted(NUMBER_PRIOR)
     clock.lap("classify")
     readings: dict[str, list] = {}
     for i, name in enumerate(cell_names(AVENUE)):

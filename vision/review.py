@@ -183,10 +183,28 @@ def _avenue_boxes(rectified: np.ndarray) -> dict[str, Box]:
     return out
 
 
+def _agricola_boxes(rectified: np.ndarray) -> dict[str, Box]:
+    from vision.geometry import AGRICOLA as g
+
+    h, w = rectified.shape[:2]
+    sx, sy = w / g.width_mm, h / g.height_mm
+    scale = lambda b: (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy)  # noqa: E731
+    out = {f"space:{r},{c}": scale(g.space_box(r, c)) for r in range(g.rows) for c in range(g.cols)}
+    for r in range(g.rows + 1):
+        for c in range(g.cols):
+            out[f"fence:h:{r},{c}"] = scale(g.edge_box("h", r, c))
+    for r in range(g.rows):
+        for c in range(g.cols + 1):
+            out[f"fence:v:{r},{c}"] = scale(g.edge_box("v", r, c))
+    return out
+
+
 #: game -> function(rectified image) -> {element name: (x0, y0, x1, y1) pixels}.
-#: A reader for another game adds its own entry here.
+#: A reader for another game adds its own entry here; a game without one
+#: (Carcassonne: a layout has no fixed frame) lists its elements beside the image.
 BOX_FUNCTIONS: dict[str, Callable[[np.ndarray], dict[str, Box]]] = {
     "avenue": _avenue_boxes,
+    "agricola": _agricola_boxes,
 }
 
 
@@ -464,15 +482,6 @@ def _expand(name: str, names: set[str]) -> list[str]:
     return parts
 
 
-def _placed(name: str, value: Any) -> Any:
-    """A Carcassonne tile's value with its square: :func:`elements` lists a tile
-    without ``x`` and ``y``, and the state needs them."""
-    if name.startswith("tile:") and isinstance(value, dict):
-        x, y = (int(v) for v in name.split(":", 1)[1].split(","))
-        return {**value, "x": x, "y": y}
-    return value
-
-
 @dataclass
 class Review:
     """One board under review: the reader's state, the corrected state, the
@@ -548,8 +557,8 @@ class Review:
             else:
                 if not isinstance(element, str):
                     raise StateError("element", "missing element name")
-                old = elements(self.data).get(element, get_element(self.data, element))
-                new_data = set_element(self.data, element, _placed(element, value))
+                old = get_element(self.data, element)
+                new_data = set_element(self.data, element, value)
                 entry = {"element": element}
             try:
                 state = self.module.from_dict(new_data)
@@ -571,7 +580,7 @@ class Review:
             if "field" in last:
                 self.data = {**self.data, last["field"]: last["old"]}
             else:
-                self.data = set_element(self.data, last["element"], _placed(last["element"], last["old"]))
+                self.data = set_element(self.data, last["element"], last["old"])
             self.data = self.module.to_dict(self.module.from_dict(self.data))
             return self.view()
 
@@ -756,7 +765,7 @@ class StoredReview(Review):
         if "field" in entry:
             self.store.correct(self.hash, None, value, self.who, field=entry["field"])
         else:
-            self.store.correct(self.hash, entry["element"], _placed(entry["element"], value), self.who)
+            self.store.correct(self.hash, entry["element"], value, self.who)
 
     def edit(self, element=None, value=None, field_name=None) -> dict:
         before = len(self.history)

@@ -221,6 +221,8 @@ class Store:
             self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+        except sqlite3.OperationalError as e:
+            raise UserError(self.path, f"cannot open the results store ({e})") from None
         except sqlite3.DatabaseError as e:
             raise UserError(self.path, f"not a results store ({e})") from None
 
@@ -238,15 +240,24 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; rolled back whole if anything in it fails."""
+        """One write transaction; rolled back whole if anything in it fails.
+
+        SQLite's own failures (the disk is full, another writer held the lock
+        for 30 s) are a :class:`UserError` naming the file.
+        """
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.OperationalError as e:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise UserError(self.path, f"cannot write the results store ({e})") from None
 
     @property
     def version(self) -> int:
