@@ -97,21 +97,18 @@ class FindBoard:
     mask_long_side: int = 192        # the segmentation network sees the photo this large
     mask_threshold: float = 0.5      # board probability of a board pixel
     min_area: float = 0.015          # a region covers at least this fraction of the photo
-    max_regions: int = 3             # largest regions tried
-    score_long_side: int = 384       # outlines are refined, and their rotations told apart, at this size
-    edge_band: float = 0.15          # an outline's side is looked for this far (of its length) around it
-    edge_angle_deg: float = 25.0     # edges turned more than this from a side are not on it
-    edge_tries: int = 150            # RANSAC tries per side
-    max_locks: int = 2               # the best outlines locked onto the fence lines, at most
+    max_regions: int = 2             # largest regions tried
+    second_look_margin: float = 0.12  # a region is looked at again with this much (of its size) around it
     lock_px_per_mm: float = 2.5      # the fence lines are looked for at this scale
     lock_passes: int = 4
     settled_mm: float = 0.2          # a pass moving the board's corners less than this is the last
-    search_mm: float = 16.0          # how far a fence line may be from where expected
-    sample_mm: float = 10.0          # half the length of line looked at per sample
+    search_mm: float = 10.0          # how far a fence line may be from where expected, at first ...
+    near_mm: float = 4.0             # ... and once the first pass has corrected the homography
+    max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
+    min_crossings: int = 6           # fewer crossings found: the pass is not trusted
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
-    min_peak: float = 1.3            # a sample's peak over its profile's median
-    line_tolerance_mm: float = 0.7   # samples this close to a line are on it
-    min_score: float = 1.6           # space-edge contrast needed to accept a board
+    min_peak: float = 1.3            # a fence line's response over the median of those near it
+    min_score: float = 1.5           # space-edge contrast needed to accept a board
 
 
 FIND = FindBoard()
@@ -248,55 +245,6 @@ def outline_candidates(prob: np.ndarray, params: FindBoard = FIND) -> list[np.nd
     return out
 
 
-def refine_outline(gray: np.ndarray, quad: np.ndarray, params: FindBoard = FIND,
-                   rng: np.random.Generator | None = None) -> np.ndarray:
-    """Move a rough outline's sides onto the board's edges: for each side, a line through the
-    strongest edges that run along it nearby (RANSAC, weighed by edge strength), then the
-    corners where the lines cross. A side with too few such edges is kept as it is."""
-    rng = rng or np.random.default_rng(0)
-    blur = cv2.GaussianBlur(gray, (0, 0), 1.2)
-    gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
-    mag = cv2.magnitude(gx, gy)
-    ys, xs = np.nonzero(mag > np.percentile(mag, 85))
-    pts = np.c_[xs, ys].astype(np.float32)
-    strength = mag[ys, xs]
-    normal = np.c_[gx[ys, xs], gy[ys, xs]] / (strength[:, None] + 1e-6)
-    along = math.cos(math.radians(params.edge_angle_deg))
-    lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        length = float(np.linalg.norm(b - a))
-        u = (b - a) / max(length, 1e-6)
-        n = np.array([-u[1], u[0]])
-        t, d = (pts - a) @ u, (pts - a) @ n
-        near = ((t > 0.08 * length) & (t < 0.92 * length) & (np.abs(d) < params.edge_band * length)
-                & (np.abs(normal @ n) > along))
-        p, w = pts[near], strength[near]
-        best = None
-        for _ in range(params.edge_tries if len(p) >= 10 else 0):
-            i1, i2 = rng.choice(len(p), 2, replace=False)
-            v = p[i2] - p[i1]
-            if np.linalg.norm(v) < 0.2 * length or abs(v @ u) < along * np.linalg.norm(v):
-                continue
-            v = v / np.linalg.norm(v)
-            inliers = np.abs((p - p[i1]) @ np.array([-v[1], v[0]])) < 1.5
-            if best is None or w[inliers].sum() > best[0]:
-                best = (w[inliers].sum(), inliers)
-        if best is None:
-            lines.append((a, u))
-            continue
-        vx, vy, x0, y0 = cv2.fitLine(p[best[1]], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0]), np.array([vx, vy])))
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        m = np.array([d1, -d2]).T
-        if abs(np.linalg.det(m)) < 1e-6:
-            return quad
-        out.append(p1 + np.linalg.solve(m, p2 - p1)[0] * d1)
-    return np.array(out, np.float32)
-
-
 def _space_samples(g: AgricolaBoard = AGRICOLA):
     """Points (mm) on the spaces' edges (40 per side), and inside the spaces clear of them."""
     on, off = [], []
@@ -363,30 +311,38 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     the top is decided later, by what lies on it (:func:`upright`).
     """
     prob, k = board_mask(image, models, params)
-    quads = outline_candidates(prob, params)
+    regions = outline_candidates(prob, params)
+    # a second look at each region, cut out of the photo: the board then fills the network's view
+    quads = []
+    for quad in regions[:params.max_regions]:
+        quad = quad / k
+        (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+        m = params.second_look_margin * max(x1 - x0, y1 - y0)
+        x0, y0 = max(0, int(x0 - m)), max(0, int(y0 - m))
+        x1, y1 = min(image.shape[1], int(x1 + m) + 1), min(image.shape[0], int(y1 + m) + 1)
+        prob2, k2 = board_mask(image[y0:y1, x0:x1], models, params)
+        closer = outline_candidates(prob2, params)[:1]
+        quads += [q / k2 + np.float32([x0, y0]) for q in closer] or [quad]
     if not quads:
         return None
-    ks = params.score_long_side / max(image.shape[:2])
-    small = cv2.resize(image, None, fx=ks, fy=ks, interpolation=cv2.INTER_AREA)
-    grad = gradient_map(small)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     mm = board_corners_mm()
-    tried = []
-    for quad in quads:
-        quad = quad * (ks / k)                               # the outline in the small image's pixels
-        for outline in (quad, refine_outline(gray, quad, params)):
-            for r in range(2):                               # a half turn looks the same
-                h = cv2.getPerspectiveTransform(mm, np.roll(outline, -r, axis=0).astype(np.float32))
-                tried.append((structure_score(grad, h), h))
-    tried.sort(key=lambda t: -t[0])
     best = None
-    to_photo = np.diag([1 / ks, 1 / ks, 1.0])
-    for _, h in tried[:params.max_locks]:
-        h, lines = lock_to_grid(image, to_photo @ h, params)
-        score = rectified_score(image, h, params)
-        if best is None or score > best[0]:
-            best = (score, h, lines)
-        if score >= 2 * params.min_score:
+    for quad in quads:
+        # the board's long sides along the outline's longer pair of sides (a half turn looks the same)
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
+        for r in (first, 1 - first):
+            h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
+            locked, lines = lock_to_grid(gray, h, params)
+            score = rectified_score(image, locked, params)
+            if not lines:
+                locked, score = h, rectified_score(image, h, params)
+            if best is None or score > best[0]:
+                best = (score, locked, lines)
+            if score >= params.min_score:
+                break
+        if best[0] >= params.min_score:
             break
     if best[0] < params.min_score:
         return None
@@ -404,50 +360,64 @@ def rectified_score(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoar
     return structure_score(gradient_map(rect), to_px)
 
 
-def _fit_line(ts: np.ndarray, fs: np.ndarray, tol: float):
-    """A line ``f = a + b t`` through most of the samples (RANSAC over pairs, then least squares)."""
-    best = None
-    for p, q in combinations(range(len(ts)), 2):
-        b = (fs[q] - fs[p]) / (ts[q] - ts[p])
-        inliers = np.abs(fs - (fs[p] + b * (ts - ts[p]))) < tol
-        if best is None or np.count_nonzero(inliers) > np.count_nonzero(best):
-            best = inliers
-    if best is None or np.count_nonzero(best) < 3:
-        return None
-    t, f = ts[best], fs[best]
-    slope = float(((t - t.mean()) * (f - f.mean())).sum() / ((t - t.mean()) ** 2).sum())
-    return np.array([f.mean() - slope * t.mean(), slope])
+def _line_samples(g: AgricolaBoard, axis: str, step_mm: float, clear_mm: float) -> np.ndarray:
+    """Positions (mm) along a fence line, clear of the crossings, where its slot is looked at."""
+    stops = [g.line_y(r) for r in range(g.rows + 1)] if axis == "v" else [g.line_x(c) for c in range(g.cols + 1)]
+    t = np.arange(stops[0], stops[-1], step_mm)
+    return t[np.min(np.abs(t[:, None] - np.array(stops)[None]), axis=1) > clear_mm]
 
 
-def _profile_peak(profile: np.ndarray) -> tuple[float, float]:
-    """Sub-pixel position of a profile's maximum, and its height over the profile's median."""
-    i = int(np.argmax(profile))
-    height = float(profile[i]) / (float(np.partition(profile, len(profile) // 2)[len(profile) // 2]) + 1e-3)
-    if 0 < i < len(profile) - 1:
-        a, b, c = profile[i - 1], profile[i], profile[i + 1]
-        den = a - 2 * b + c
-        return i + (min(0.5, max(-0.5, float(0.5 * (a - c) / den))) if den else 0.0), height
-    return float(i), height
+def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, reach_mm: float,
+              max_slope: float, slope_step: float = 0.01) -> tuple[float, float, float]:
+    """The straight line near ``at_mm`` along which ``pair`` (rows along the line, columns across
+    it) is strongest: ``(offset_mm, slope, strength)``, the line being ``at + offset + slope * (t - centre)``.
+
+    Every line within ``reach_mm`` of where expected and turned by at most
+    ``max_slope`` is tried (a Hough transform restricted to one line), so a
+    stretch covered by a piece only weakens it.
+    """
+    rows = np.clip(np.round(along_mm * s - 0.5).astype(np.int64), 0, pair.shape[0] - 1)
+    centre = float(along_mm.mean())
+    offsets = np.arange(-reach_mm, reach_mm + 1e-6, 1 / s)
+    slopes = np.arange(-max_slope, max_slope + 1e-6, slope_step)
+    # each place along the line votes alike: scaled by its strongest response within reach
+    lo = max(0, int(np.floor((at_mm - reach_mm - max_slope * 80) * s)) - 1)
+    hi = min(pair.shape[1], int(np.ceil((at_mm + reach_mm + max_slope * 80) * s)) + 2)
+    window = pair[rows, lo:hi]
+    window = window / (window.max(axis=1, keepdims=True) + 1e-3)
+    across = (at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :])
+    cols = np.clip(np.round(across * s - 0.5).astype(np.int64) - lo, 0, hi - lo - 1)
+    votes = window[np.arange(len(rows))[None, None, :], cols].sum(axis=2)      # (slopes, offsets)
+    k, o = np.unravel_index(int(np.argmax(votes)), votes.shape)
+    row = votes[k]
+    sub = 0.0
+    if 0 < o < len(row) - 1:
+        den = row[o - 1] - 2 * row[o] + row[o + 1]
+        sub = min(0.5, max(-0.5, float(0.5 * (row[o - 1] - row[o + 1]) / den))) if den else 0.0
+    strength = float(row[o]) / (float(np.median(row)) + 1e-3)
+    return float(offsets[o] + sub / s), float(slopes[k]), strength
 
 
 def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
                  g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int]:
-    """Correct a board homography by its fence lines; returns it and the crossings that agreed.
+    """Correct a board homography by its fence lines; returns it and the crossings used (0: none).
 
-    On the rectified board each line's slot shows as two parallel edges
-    ``slot_mm`` apart; a profile across the line, summed along a stretch of
-    it, peaks at the slot's middle. The peaks along a line are fitted with a
-    straight line, and the crossings of the fitted lines give the correction.
-    ``image`` may be grey (faster) or colour.
+    On the board rectified by the homography, each fence slot shows as two
+    parallel edges ``slot_mm`` apart; their response, summed along each
+    candidate line near the expected one (:func:`find_line`), finds each of
+    the 10 fence lines; their 24 crossings correct the homography. The first
+    pass looks ``search_mm`` around, the later ones ``near_mm``. ``image``
+    may be grey (faster) or colour.
     """
     s = params.lock_px_per_mm
     d = int(round(params.slot_mm / 2 * s))
-    reach = int(round(params.search_mm * s))
-    half = int(round(params.sample_mm * s))
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    along_v = _line_samples(g, "v", 1 / s, params.slot_mm)
+    along_h = _line_samples(g, "h", 1 / s, params.slot_mm)
     h = h_mm_to_img
-    agreed = 0
-    for _ in range(params.lock_passes):
+    used = 0
+    for step in range(params.lock_passes):
+        reach = params.search_mm if step == 0 else params.near_mm
         rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
         gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
         gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
@@ -455,33 +425,16 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         pair_x[:, d:-d] = gx[:, :-2 * d] + gx[:, 2 * d:]
         pair_y = np.zeros_like(gy)
         pair_y[d:-d, :] = gy[:-2 * d, :] + gy[2 * d:, :]
-        # each pixel summed with its neighbours along the line: a profile is then a row (column)
-        along_x = cv2.boxFilter(pair_x, -1, (1, 2 * half + 1), normalize=False, borderType=cv2.BORDER_CONSTANT)
-        along_y = cv2.boxFilter(pair_y, -1, (2 * half + 1, 1), normalize=False, borderType=cv2.BORDER_CONSTANT).T
-        rows, cols = pair_x.shape
         lines = {}
-        for axis, count, segments, table, limit in (("v", g.cols + 1, g.rows, along_x, cols),
-                                                    ("h", g.rows + 1, g.cols, along_y, rows)):
+        for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
             for i in range(count):
+                if step == 0 and i in (0, count - 1):
+                    continue        # the outer lines have the board's frame beside them: looked for once near
                 at = g.line_x(i) if axis == "v" else g.line_y(i)
-                ia = int(round(at * s - 0.5))
-                if ia - reach < 0 or ia + reach + 1 > limit:
-                    continue
-                ts, fs = [], []
-                for j in range(segments):
-                    start = g.line_y(j) if axis == "v" else g.line_x(j)
-                    for t in (start + g.pitch_mm / 4, start + 3 * g.pitch_mm / 4):
-                        it = int(round(t * s - 0.5))
-                        if it - half < 0 or it + half >= table.shape[0]:
-                            continue
-                        offset, height = _profile_peak(table[it, ia - reach:ia + reach + 1])
-                        if height >= params.min_peak:
-                            ts.append(t)
-                            fs.append((ia - reach + offset + 0.5) / s)
-                if len(ts) >= 3:
-                    fit = _fit_line(np.array(ts), np.array(fs), params.line_tolerance_mm)
-                    if fit is not None:
-                        lines[axis, i] = fit
+                offset, slope, strength = find_line(pair, at, along, s, reach, params.max_slope)
+                if strength >= params.min_peak:
+                    centre = float(along.mean())
+                    lines[axis, i] = (at + offset - slope * centre, slope)      # f = a + b t
         nominal, found = [], []
         for r in range(g.rows + 1):
             for c in range(g.cols + 1):
@@ -491,17 +444,19 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
                     y = (b0 + b1 * a0) / (1 - a1 * b1)
                     nominal.append((g.line_x(c), g.line_y(r)))
                     found.append((a0 + a1 * y, y))
-        if len(nominal) < 8:
+        if len(nominal) < params.min_crossings:
             break
-        correction, mask = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, 1.0)
+        correction, _ = cv2.findHomography(np.array(nominal), np.array(found), 0)
         if correction is None:
             break
-        h = h @ correction
-        agreed = int(mask.sum())
-        moved = cv2.perspectiveTransform(board_corners_mm()[None].astype(np.float64), correction)[0]
-        if np.abs(moved - board_corners_mm()).max() < params.settled_mm:
+        moved = np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max()
+        if not moved <= reach + 2:           # a correction reaching further than was looked: astray
             break
-    return h, agreed
+        h = h @ correction
+        used = len(nominal)
+        if moved < params.settled_mm:
+            break
+    return h, used
 
 # ---------------------------------------------------------------------------
 # Stage 3: rectify and cut
@@ -1016,7 +971,7 @@ class Training:
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
-    space_epochs: int = 6
+    space_epochs: int = 12
     fence_epochs: int = 4
     batch: int = 128
     lr: float = 3e-3
@@ -1103,10 +1058,10 @@ def build_space_net(n_out: int):
     """Convolutions down to 8 x 8, global average (a count is a sum of what is seen), the heads."""
     import torch.nn as nn
 
-    return nn.Sequential(_conv(3, 16, 2), _conv(16, 24), nn.MaxPool2d(2),          # 64 -> 32 -> 16
-                         _conv(24, 32), nn.MaxPool2d(2),                            # -> 8
-                         _conv(32, 48), _conv(48, 48),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(48, n_out))
+    return nn.Sequential(_conv(3, 24, 2), _conv(24, 32), nn.MaxPool2d(2),          # 64 -> 32 -> 16
+                         _conv(32, 48), _conv(48, 48), nn.MaxPool2d(2),             # -> 8
+                         _conv(48, 64), _conv(64, 64),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_out))
 
 
 def build_fence_net():

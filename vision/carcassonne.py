@@ -152,7 +152,6 @@ def canonical_layout(layout: rules.Layout) -> rules.Layout:
 # Joint decoding: touching edges must match, and the box holds so many of each type
 
 Square = tuple[int, int]
-Choice = "tuple[str, int] | None"
 
 
 @dataclass
@@ -509,15 +508,6 @@ def _lines(s: np.ndarray) -> np.ndarray:
     ones = np.ones((len(s), 1))
     line = np.cross(np.hstack([s[:, :2], ones]), np.hstack([s[:, 2:], ones]))
     return line / (np.linalg.norm(line[:, :2], axis=1, keepdims=True) + 1e-12)
-
-
-def _sin_to(s: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Sine of the angle between each segment and the way from its middle to the vanishing point ``v``."""
-    mid = (s[:, :2] + s[:, 2:]) / 2
-    d = s[:, 2:] - s[:, :2]
-    t = v[None, :2] - mid * v[2]
-    cross = d[:, 0] * t[:, 1] - d[:, 1] * t[:, 0]
-    return np.abs(cross) / (np.linalg.norm(d, axis=1) * np.linalg.norm(t, axis=1) + 1e-12)
 
 
 def _refine_vp(s: np.ndarray, w: np.ndarray) -> np.ndarray:
