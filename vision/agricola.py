@@ -10,15 +10,17 @@ The stages, each with its parameters in one dataclass at the top:
 
 1. **Find** (:func:`find_board`). A small segmentation network
    (``models/agricola-board.onnx``) marks the farmyard board in a 192-pixel
-   copy of the photo; each marked region's outline is fitted with a
-   quadrilateral (:func:`vision.locate.fit_quad`). Of its four rotations the
-   one whose space edges show (:func:`structure_score`) is kept.
+   copy of the photo, and looks again at each marked region cut out of the
+   photo, where the board fills its view; the region's outline is fitted
+   with a quadrilateral (:func:`vision.locate.fit_quad`), its long sides
+   taken for the board's long sides.
 2. **Lock** (:func:`lock_to_grid`). The outline only says roughly where the
-   board is; the fence slots say exactly. On the board rectified at 3 px/mm
+   board is; the fence slots say exactly. On the board rectified at 2.5 px/mm
    each of the 10 fence lines is looked for as a pair of parallel edges 6 mm
-   apart, at several places along it, a line is fitted through those found
-   (RANSAC), and the lines' 24 crossings correct the homography. A board is
-   accepted when its space edges stand out clearly (:attr:`FindBoard.min_score`).
+   apart, summed along every line near the expected one (:func:`find_line`,
+   a Hough transform for one line), and the lines' 24 crossings correct the
+   homography, a few times over. A board is accepted when its spaces' edges
+   stand out (:func:`structure_score`, :attr:`FindBoard.min_score`).
 3. **Rectify and cut** (:func:`cut_spaces`, :func:`cut_fences`). The board is
    warped onto :data:`vision.geometry.AGRICOLA`'s frame; each space is cut
    from fence line to fence line, each fence edge as a strip along its slot
@@ -99,12 +101,14 @@ class FindBoard:
     min_area: float = 0.015          # a region covers at least this fraction of the photo
     max_regions: int = 2             # largest regions tried
     second_look_margin: float = 0.12  # a region is looked at again with this much (of its size) around it
+    work_px_per_mm: float = 5.0      # the photo is brought down to about this for the lock
     lock_px_per_mm: float = 2.5      # the fence lines are looked for at this scale
     lock_passes: int = 4
     settled_mm: float = 0.2          # a pass moving the board's corners less than this is the last
     search_mm: float = 10.0          # how far a fence line may be from where expected, at first ...
     near_mm: float = 4.0             # ... and once the first pass has corrected the homography
     max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
+    line_step_mm: float = 0.8        # a fence line is looked at this often along it
     min_crossings: int = 6           # fewer crossings found: the pass is not trusted
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
     min_peak: float = 1.3            # a fence line's response over the median of those near it
@@ -207,13 +211,38 @@ def board_corners_mm(g: AgricolaBoard = AGRICOLA) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Stage 1: find the board
 
+def shrink_to(image: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
+    """The image shrunk by about ``scale`` (< 1), and the scale it has.
+
+    The whole-number part of the reduction is done first, on the image cut to a
+    multiple of it (OpenCV averages whole blocks quickly), the rest on the
+    smaller image: a 12 MP photo is brought down several times faster than
+    in one step.
+
+    >>> small, k = shrink_to(np.zeros((3000, 4000, 3), np.uint8), 0.3)
+    >>> small.shape, round(k, 3)
+    ((900, 1200, 3), 0.3)
+    """
+    n = int(1 / scale)
+    k = 1.0
+    if n >= 2:
+        h, w = image.shape[:2]
+        image = cv2.resize(image[:h - h % n, :w - w % n], ((w - w % n) // n, (h - h % n) // n),
+                           interpolation=cv2.INTER_AREA)
+        k = 1.0 / n
+    rest = scale / k
+    if rest < 0.99:
+        image = cv2.resize(image, None, fx=rest, fy=rest, interpolation=cv2.INTER_AREA)
+        k *= rest
+    return image, k
+
+
 def mask_input(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     """The photo shrunk for the segmentation network: ``(1, 3, H, W)`` float32 and the scale used.
 
     Both sides are padded (by repeating the edge) to a multiple of 16.
     """
-    k = long_side / max(image.shape[:2])
-    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    small, k = shrink_to(image, long_side / max(image.shape[:2]))
     h, w = small.shape[:2]
     small = cv2.copyMakeBorder(small, 0, -h % 16, 0, -w % 16, cv2.BORDER_REPLICATE)
     x = small.astype(np.float32).transpose(2, 0, 1)[None] * (1 / 255.0) - 0.5
@@ -311,21 +340,28 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     the top is decided later, by what lies on it (:func:`upright`).
     """
     prob, k = board_mask(image, models, params)
-    regions = outline_candidates(prob, params)
+    regions = [q / k for q in outline_candidates(prob, params)[:params.max_regions]]
+    if not regions:
+        return None
+    # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
+    diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in regions)
+    work, kw = image, 1.0
+    wanted = params.work_px_per_mm * math.hypot(AGRICOLA.width_mm, AGRICOLA.height_mm) / max(diagonal, 1.0)
+    if wanted < 0.75:
+        work, kw = shrink_to(image, wanted)
+    to_work = np.array([[kw, 0, 0.5 * kw - 0.5], [0, kw, 0.5 * kw - 0.5], [0, 0, 1]])
     # a second look at each region, cut out of the photo: the board then fills the network's view
     quads = []
-    for quad in regions[:params.max_regions]:
-        quad = quad / k
+    for quad in regions:
+        quad = (quad + 0.5) * kw - 0.5
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
         m = params.second_look_margin * max(x1 - x0, y1 - y0)
         x0, y0 = max(0, int(x0 - m)), max(0, int(y0 - m))
-        x1, y1 = min(image.shape[1], int(x1 + m) + 1), min(image.shape[0], int(y1 + m) + 1)
-        prob2, k2 = board_mask(image[y0:y1, x0:x1], models, params)
+        x1, y1 = min(work.shape[1], int(x1 + m) + 1), min(work.shape[0], int(y1 + m) + 1)
+        prob2, k2 = board_mask(work[y0:y1, x0:x1], models, params)
         closer = outline_candidates(prob2, params)[:1]
-        quads += [q / k2 + np.float32([x0, y0]) for q in closer] or [quad]
-    if not quads:
-        return None
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        quads += [(q + 0.5) / k2 - 0.5 + np.float32([x0, y0]) for q in closer] or [quad]
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
     mm = board_corners_mm()
     best = None
     for quad in quads:
@@ -335,9 +371,9 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
             locked, lines = lock_to_grid(gray, h, params)
-            score = rectified_score(image, locked, params)
+            score = rectified_score(work, locked, params)
             if not lines:
-                locked, score = h, rectified_score(image, h, params)
+                locked, score = h, rectified_score(work, h, params)
             if best is None or score > best[0]:
                 best = (score, locked, lines)
             if score >= params.min_score:
@@ -347,6 +383,7 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     if best[0] < params.min_score:
         return None
     score, h, lines = best
+    h = np.linalg.inv(to_work) @ h
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
     return Found(corners, h, score, lines)
 
@@ -368,7 +405,7 @@ def _line_samples(g: AgricolaBoard, axis: str, step_mm: float, clear_mm: float) 
 
 
 def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, reach_mm: float,
-              max_slope: float, slope_step: float = 0.01) -> tuple[float, float, float]:
+              max_slope: float, slope_step: float = 0.015) -> tuple[float, float, float]:
     """The straight line near ``at_mm`` along which ``pair`` (rows along the line, columns across
     it) is strongest: ``(offset_mm, slope, strength)``, the line being ``at + offset + slope * (t - centre)``.
 
@@ -412,12 +449,13 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     s = params.lock_px_per_mm
     d = int(round(params.slot_mm / 2 * s))
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    along_v = _line_samples(g, "v", 1 / s, params.slot_mm)
-    along_h = _line_samples(g, "h", 1 / s, params.slot_mm)
+    along_v = _line_samples(g, "v", params.line_step_mm, params.slot_mm)
+    along_h = _line_samples(g, "h", params.line_step_mm, params.slot_mm)
     h = h_mm_to_img
     used = 0
     for step in range(params.lock_passes):
         reach = params.search_mm if step == 0 else params.near_mm
+        max_slope = params.max_slope if step == 0 else params.max_slope / 3
         rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
         gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
         gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
@@ -431,7 +469,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
                 if step == 0 and i in (0, count - 1):
                     continue        # the outer lines have the board's frame beside them: looked for once near
                 at = g.line_x(i) if axis == "v" else g.line_y(i)
-                offset, slope, strength = find_line(pair, at, along, s, reach, params.max_slope)
+                offset, slope, strength = find_line(pair, at, along, s, reach, max_slope)
                 if strength >= params.min_peak:
                     centre = float(along.mean())
                     lines[axis, i] = (at + offset - slope * centre, slope)      # f = a + b t
@@ -472,8 +510,9 @@ def rectify_board(image: np.ndarray, h_mm_to_img: np.ndarray, params: Cut = CUT)
     diagonal_px = float(np.linalg.norm(br - tl))
     k = min(1.0, 2.0 * s * math.hypot(g.width_mm, g.height_mm) / max(diagonal_px, 1.0))
     if k < 0.75:
-        image = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-        h_mm_to_img = np.diag([k, k, 1.0]) @ h_mm_to_img
+        image, k = shrink_to(image, k)
+        # pixel centres stay centres: x' = (x + 0.5) k - 0.5
+        h_mm_to_img = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]]) @ h_mm_to_img
     return warp(image, h_mm_to_img, g.width_mm, g.height_mm, s)
 
 
@@ -840,6 +879,18 @@ def off_board_from_args(args) -> dict:
 # ---------------------------------------------------------------------------
 # The reader
 
+def read_pieces(model, crops: np.ndarray, white: np.ndarray, mirrors: int = 4) -> dict[str, np.ndarray]:
+    """Each head's probabilities for a batch of crops, averaged over the crops as they are and
+    mirrored (left-right, top-bottom, both: the first ``mirrors`` of these four views)."""
+    views = [crops, crops[:, :, ::-1], crops[:, ::-1], crops[:, ::-1, ::-1]][:mirrors]
+    white = np.asarray(white, np.float32)
+    if white.ndim == 2:                                # one white per crop
+        white = np.tile(white, (len(views), 1))
+    heads = model.predict_heads(normalise_colour(np.concatenate(views), white))
+    n = len(crops)
+    return {h: pred.probs.reshape(len(views), n, -1).mean(axis=0) for h, pred in heads.items()}
+
+
 def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
                   off_board: dict | None = None, models: AgricolaModels = MODELS):
     """Read an Agricola farmyard from a decoded photo (the stages after decoding).
@@ -862,9 +913,8 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     clock.lap("rectify")
     spaces, fences = cut_spaces(small), cut_fences(small)
     clock.lap("cut")
-    heads = classifier(models.spaces).predict_heads(normalise_colour(spaces, white))
-    space_probs = {h: heads[h].probs for h in SPACE_HEADS}
-    fence_p = classifier(models.fences).predict_heads(normalise_colour(fences, white))["fence"].probs[:, 1]
+    space_probs = read_pieces(classifier(models.spaces), spaces, white)
+    fence_p = read_pieces(classifier(models.fences), fences, white, mirrors=1)["fence"][:, 1]
     clock.lap("classify")
     corners = found.corners
     room = space_probs["kind"][:, KINDS.index("room")].reshape(ROWS, COLUMNS)
