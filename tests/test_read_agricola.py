@@ -1,8 +1,6 @@
 """The Agricola reader: shipped models, sample photos, off-board values, errors, the legal reading."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
@@ -25,9 +23,13 @@ NAMES = ("agricola-board", "agricola-spaces", "agricola-fences")
 SPACE_FLOOR, FENCE_FLOOR = 0.97, 0.995
 
 
-def scorelens(*args):
-    return subprocess.run([sys.executable, "-m", "vision.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+def scorelens(capsys, *args):
+    """``scorelens ARGS`` run in this process: ``(exit status, stdout, stderr)``."""
+    from vision import cli
+
+    status = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return status, out.out, out.err
 
 
 # ---------------------------------------------------------------------------
@@ -137,12 +139,12 @@ def test_side_file_is_applied():
     assert reading.card.total != without.card.total
 
 
-def test_options_win_over_the_side_file():
+def test_options_win_over_the_side_file(capsys):
     photo = sample_with_side()
-    result = scorelens("read", photo, "--game", "agricola", "--json", "--card-points", "11",
-                       "--supply", "grain=0", "--cards", "boar=2", "--begging", "1")
-    assert result.returncode == 0, result.stderr
-    state = json.loads(result.stdout)["state"]
+    status, out, err = scorelens(capsys, "read", photo, "--game", "agricola", "--json", "--card-points", "11",
+                                 "--supply", "grain=0", "--cards", "boar=2", "--begging", "1")
+    assert status == 0, err
+    state = json.loads(out)["state"]
     side = reader.side_values(str(photo))
     assert state["card_points"] == 11 and state["begging_cards"] == 1
     assert state["supply"] == {"grain": 0, "vegetables": side["supply"].get("vegetables", 0)}
@@ -186,18 +188,18 @@ def bad_inputs(tmp_path_factory):
     (["broken.jpg"], "broken.side.json: not valid JSON"),
     (["table.jpg", "--supply", "corn=2"], "--supply: 'corn=2': expected NAME=N"),
 ])
-def test_bad_input_is_one_line(bad_inputs, args, message):
-    result = scorelens("read", *[bad_inputs / a if a.endswith(".jpg") else a for a in args], "--game", "agricola")
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], result.stderr
-    assert "Traceback" not in result.stderr
+def test_bad_input_is_one_line(capsys, bad_inputs, args, message):
+    status, out, err = scorelens(capsys, "read", *[bad_inputs / a if a.endswith(".jpg") else a for a in args],
+                                 "--game", "agricola")
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+    assert "Traceback" not in err and out == ""
 
 
-def test_agricola_options_on_another_game():
-    result = scorelens("read", SAMPLES[0], "--game", "avenue", "--family", "3")
-    assert result.returncode == 2
-    assert "apply only to Agricola farms" in result.stderr
+def test_agricola_options_on_another_game(capsys):
+    status, _, err = scorelens(capsys, "read", SAMPLES[0], "--game", "avenue", "--family", "3")
+    assert status == 2 and "apply only to Agricola farms" in err
 
 
 # ---------------------------------------------------------------------------

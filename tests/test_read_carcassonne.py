@@ -137,7 +137,7 @@ def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
 @pytest.mark.parametrize("photo", PHOTOS, ids=[p.stem for p in PHOTOS])
 def test_sample_reads_to_its_expected_scores(photo):
     want = expected(photo)
-    reading = read_photo(photo, "carcassonne", use_saved=False)
+    reading = read_photo(photo, "carcassonne", use_saved=False, **reader.track_options(photo))  # the side file's track
     assert reading.card.totals == want["totals"]
     got = reader.canonical_layout(reading.state)
     truth = reader.canonical_layout(rules.from_dict(want["state"]))

@@ -105,8 +105,9 @@ class FindBoard:
     lock_px_per_mm: float = 2.5      # the fence lines are looked for at this scale
     lock_passes: int = 4
     settled_mm: float = 0.2          # a pass moving the board's corners less than this is the last
-    search_mm: float = 10.0          # how far a fence line may be from where expected, at first ...
+    search_mm: float = 12.0          # how far a fence line may be from where expected, at first ...
     near_mm: float = 4.0             # ... and once the first pass has corrected the homography
+    outward_mm: float = 2.0          # how far the outer fence lines are looked for outwards
     max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
     line_step_mm: float = 0.8        # a fence line is looked at this often along it
     min_crossings: int = 6           # fewer crossings found: the pass is not trusted
@@ -404,22 +405,23 @@ def _line_samples(g: AgricolaBoard, axis: str, step_mm: float, clear_mm: float) 
     return t[np.min(np.abs(t[:, None] - np.array(stops)[None]), axis=1) > clear_mm]
 
 
-def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, reach_mm: float,
+def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, reach_mm: tuple[float, float],
               max_slope: float, slope_step: float = 0.015) -> tuple[float, float, float]:
     """The straight line near ``at_mm`` along which ``pair`` (rows along the line, columns across
     it) is strongest: ``(offset_mm, slope, strength)``, the line being ``at + offset + slope * (t - centre)``.
 
-    Every line within ``reach_mm`` of where expected and turned by at most
-    ``max_slope`` is tried (a Hough transform restricted to one line), so a
+    Every line offset by ``reach_mm[0]`` to ``reach_mm[1]`` from where
+    expected and turned by at most ``max_slope`` is tried (a Hough transform
+    restricted to one line); each place along the line votes alike, so a
     stretch covered by a piece only weakens it.
     """
     rows = np.clip(np.round(along_mm * s - 0.5).astype(np.int64), 0, pair.shape[0] - 1)
     centre = float(along_mm.mean())
-    offsets = np.arange(-reach_mm, reach_mm + 1e-6, 1 / s)
+    offsets = np.arange(reach_mm[0], reach_mm[1] + 1e-6, 1 / s)
     slopes = np.arange(-max_slope, max_slope + 1e-6, slope_step)
-    # each place along the line votes alike: scaled by its strongest response within reach
-    lo = max(0, int(np.floor((at_mm - reach_mm - max_slope * 80) * s)) - 1)
-    hi = min(pair.shape[1], int(np.ceil((at_mm + reach_mm + max_slope * 80) * s)) + 2)
+    tilt = max_slope * float(np.abs(along_mm - centre).max())
+    lo = max(0, int(np.floor((at_mm + reach_mm[0] - tilt) * s)) - 1)
+    hi = min(pair.shape[1], int(np.ceil((at_mm + reach_mm[1] + tilt) * s)) + 2)
     window = pair[rows, lo:hi]
     window = window / (window.max(axis=1, keepdims=True) + 1e-3)
     across = (at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :])
@@ -466,10 +468,13 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         lines = {}
         for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
             for i in range(count):
-                if step == 0 and i in (0, count - 1):
-                    continue        # the outer lines have the board's frame beside them: looked for once near
+                # the outer lines have the board's frame just outside them: looked for once the inner
+                # lines have brought them near, and hardly outwards
+                if i in (0, count - 1) and step == 0:
+                    continue
+                span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
                 at = g.line_x(i) if axis == "v" else g.line_y(i)
-                offset, slope, strength = find_line(pair, at, along, s, reach, max_slope)
+                offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
                 if strength >= params.min_peak:
                     centre = float(along.mean())
                     lines[axis, i] = (at + offset - slope * centre, slope)      # f = a + b t
@@ -1404,6 +1409,10 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
         params = replace(params, photos=16, flat_farms=16, board_epochs=1, space_epochs=1, fence_epochs=1)
     torch.set_num_threads(params.threads)
     cv2.setNumThreads(params.threads)
+    t0, say = time.perf_counter(), log
+
+    def log(msg):
+        say(f"[{time.perf_counter() - t0:6.0f} s] {msg}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}")

@@ -463,15 +463,17 @@ class Lattice:
     min_segment_layout: float = 0.3 # a line segment is used where the layout probability is at least this
     work_tile_px: float = 44.0      # lines are searched with a tile this many pixels wide
     min_segment: float = 0.30       # shortest line segment used, in tiles
-    vp_samples: int = 400           # segment pairs tried as vanishing points
+    vp_samples: int = 300           # segment pairs tried as vanishing points
     vp_tolerance_deg: float = 2.0   # a segment points at a vanishing point within this angle
     vp_proposals: int = 10          # distinct vanishing points kept
-    vp_pairs: int = 12              # pairs of them tried as the lattice, best supported first
+    vp_pairs: int = 8               # pairs of them tried as the lattice, best supported first
     min_corner_deg: float = 50.0    # the two families of lines cross at the layout at least this steeply
     pitch_range: tuple = (0.35, 1.2)    # the lines' pitch is searched in this range, of the layout model's tile size
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_bands: tuple = (0.3, 0.22, 0.15, 0.15)   # the segments fitted are this near a line, pass by pass
     ring: int = 1                   # empty squares around the tiles that are looked at too
+    candidates: int = 3             # line lattices kept, best explaining first; the tile model tries
+    accept: float = 0.5             # ... the next only when the squares looked this empty or more
     refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
 
 
@@ -490,6 +492,7 @@ class LatticeFit:
     segments: int                   # line segments used
     seen: np.ndarray | None = None  # (N, 2) photo points where the layout model sees tiles
     lines: np.ndarray | None = None # (N, 4) the line segments used, photo pixels
+    others: list = field(default_factory=list)   # the runners-up (other vanishing points or pitches)
 
 
 def line_segments(gray: np.ndarray, min_length: float) -> np.ndarray:
@@ -835,7 +838,7 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     segs, inside = segs[inside >= params.min_segment_layout], inside[inside >= params.min_segment_layout]
     # a segment counts by its length and by how surely it lies on tiles
     weight = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) * inside ** 2
-    best = None
+    found = []
     c = np.median((segs[:, :2] + segs[:, 2:]) / 2, axis=0) if len(segs) else np.zeros(2)
     # the lines repeat with the tile pitch, or half of it (roads and walls across the middles of tiles)
     lo, hi = tile * k * params.pitch_range[0], tile * k * params.pitch_range[1]
@@ -848,21 +851,20 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
         if not _plausible(lines, c, tile * k, params.pitch_range):
             continue
         explained, _ = lattice_support(lines, segs, params.border_band, weight)
-        if best is None or explained > best[1]:
-            best = (lines, explained)
-    if best is None:
+        found.append((explained, lines))
+    if not found:
         return None
-    lines = refine_lattice(best[0], segs, params, weight)
-    _, support = lattice_support(lines, segs, params.border_band, weight)
-    g = _upright(work_to_photo @ lines, np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
-    # the squares the layout model sees tiles in
-    gi = np.linalg.inv(g)
     rr, cc = np.nonzero(lmap.prob >= params.min_layout)
-    centres = lmap.to_photo(np.c_[cc + 0.5, rr + 0.5] * lmap.stride - 0.5)
-    cells = sorted({(int(math.floor(u)), int(math.floor(v))) for u, v in _apply(gi, centres)}, key=lambda t: (t[1], t[0]))
-    mid_cell = np.floor(_apply(gi, np.array([[(x0 + x1) / 2, (y0 + y1) / 2]]))[0]).astype(int)
-    lines = np.c_[_apply(work_to_photo, segs[:, :2]), _apply(work_to_photo, segs[:, 2:])]
-    return LatticeFit(g, cells, local_cell_px(g, tuple(mid_cell)), support, len(segs), centres, lines)
+    seen = lmap.to_photo(np.c_[cc + 0.5, rr + 0.5] * lmap.stride - 0.5)
+    photo_lines = np.c_[_apply(work_to_photo, segs[:, :2]), _apply(work_to_photo, segs[:, 2:])]
+    fits = []
+    for _, lines in sorted(found, key=lambda t: -t[0])[:params.candidates]:
+        lines = refine_lattice(lines, segs, params, weight)
+        _, support = lattice_support(lines, segs, params.border_band, weight)
+        g = _upright(work_to_photo @ lines, np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
+        fits.append(relattice(LatticeFit(g, [], 0.0, support, len(segs), seen, photo_lines), np.eye(3)))
+    fits[0].others = fits[1:]
+    return fits[0]
 
 
 def relattice(fit: LatticeFit, m: np.ndarray) -> LatticeFit:
@@ -1007,9 +1009,12 @@ def normalise_tiles(batch: np.ndarray) -> np.ndarray:
     >>> x.shape, round(float(x.max()), 2)
     ((2, 3, 4, 4), 0.49)
     """
-    x = batch.astype(np.float32)
-    level = np.percentile(x.max(axis=3).reshape(len(x), -1), 95, axis=1).reshape(-1, 1, 1, 1) + 1.0
-    return np.ascontiguousarray((x / level - 0.5).transpose(0, 3, 1, 2))
+    n = len(batch)
+    bright = batch.max(axis=3).reshape(n, -1)
+    k = int(0.95 * (bright.shape[1] - 1))
+    level = np.partition(bright, k, axis=1)[:, k].astype(np.float32) + 1.0
+    x = batch.astype(np.float32) * (1.0 / level).reshape(-1, 1, 1, 1) - 0.5
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
 # ---------------------------------------------------------------------------
@@ -1077,7 +1082,7 @@ def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def choose_lattice(image: np.ndarray, fit: LatticeFit, model: TileModel, probes: int = 12) -> LatticeFit:
+def choose_lattice(image: np.ndarray, fit: LatticeFit, model: TileModel, probes: int = 12) -> tuple[LatticeFit, float]:
     """The tile lattice among those the line lattice allows, chosen by the tile model.
 
     Along each axis the lines found are the tile edges (a tile is one
@@ -1085,24 +1090,31 @@ def choose_lattice(image: np.ndarray, fit: LatticeFit, model: TileModel, probes:
     either line). Of these nine lattices, the one whose squares the tile
     model finds least empty wins, on the squares nearest the layout's
     middle: the model was taught that a window half a tile off, or half or
-    twice a tile wide, holds no tile.
+    twice a tile wide, holds no tile. Returns the lattice and how much its
+    squares there look like tiles (0 to 1).
     """
     empty = model.labels.index(EMPTY)
-    best = None
-    pyramid: dict = {}
     axis = [(2.0, 0.0), (2.0, 1.0), (1.0, 0.0)]
+    middle = np.median(fit.seen, axis=0)[None] if fit.seen is not None and len(fit.seen) else None
+    hypotheses, crops = [], []
+    pyramid: dict = {}
     for sx, dx in axis:
         for sy, dy in axis:
-            f = relattice(fit, np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]]))
-            if not f.cells:
+            m = np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
+            g = fit.cell_to_image @ m
+            if middle is None:
                 continue
-            cells = np.array(f.cells, float)
-            order = np.argsort(((cells - cells.mean(0)) ** 2).sum(1))[:probes]
-            r = model.predict(cut_tiles(image, f.cell_to_image, [f.cells[i] for i in order], pyramid=pyramid))
-            score = float((1 - r.probs[:, empty]).mean())
-            if best is None or score > best[0]:
-                best = (score, f)
-    return best[1] if best else fit
+            u, v = _apply(np.linalg.inv(g), middle)[0]
+            near = sorted(((i, j) for i in range(int(u) - 3, int(u) + 4) for j in range(int(v) - 3, int(v) + 4)),
+                          key=lambda q: (q[0] + 0.5 - u) ** 2 + (q[1] + 0.5 - v) ** 2)[:probes]
+            hypotheses.append(m)
+            crops.append(cut_tiles(image, g, near, pyramid=pyramid))
+    if not hypotheses:
+        return fit, 0.0
+    r = model.predict(np.concatenate(crops))
+    looks = (1 - r.probs[:, empty]).reshape(len(hypotheses), -1).mean(1)
+    best = int(np.argmax(looks))
+    return relattice(fit, hypotheses[best]), float(looks[best])
 
 
 def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lattice = LATTICE,
@@ -1165,7 +1177,10 @@ class MeepleFinding:
     """Parameters of finding meeples in the tile model's meeple maps."""
 
     min_peak: float = 0.5           # a meeple's peak probability (of any meeple class)
-    suppress: float = 1.8           # other peaks this near (grid cells) belong to the same meeple
+    spread: float = 1.8             # its colour and pose are summed this far around the peak (grid cells)
+    same: float = 2.6               # a weaker peak of the same colour this near is the same meeple
+    other: float = 1.2              # ... and of another colour
+    sure_pose: float = 0.8          # a pose this likely picks a field (lying) or not; else where it stands decides
 
 
 MEEPLES = MeepleFinding()
@@ -1173,13 +1188,14 @@ MEEPLES = MeepleFinding()
 
 @dataclass(frozen=True)
 class SeenMeeple:
-    """A meeple seen on a tile: where (tile units, as the tile lies), its colour and pose."""
+    """A meeple seen on a tile: where (tile units, as the tile lies), its colour, and how
+    likely it lies (a farmer) rather than stands."""
 
     square: tuple[int, int]
     u: float
     v: float
     colour: str
-    lying: bool
+    lying: float
     confidence: float
 
 
@@ -1188,40 +1204,42 @@ def find_meeples(square: tuple[int, int], mmap: np.ndarray, params: MeepleFindin
     """The meeples standing on the tile of ``square``, from its crop's meeple map
     ``(M, grid, grid)`` (probabilities): peaks of the meeple probability inside the
     tile (those in the crop's margin belong to the neighbours), each with its colour
-    and pose summed around the peak.
+    and pose summed around the peak. A peak near a stronger one of the same colour
+    is the same meeple.
 
     >>> m = np.zeros((11, 12, 12)); m[0] = 1; m[0, 5:7, 2:4] = 0.1; m[3, 5:7, 2:4] = 0.9   # blue standing
     >>> [(s.colour, s.lying, round(s.u, 2), round(s.v, 2)) for s in find_meeples((0, 0), m)]
-    [('blue', False, 0.2, 0.5)]
+    [('blue', 0.0, 0.2, 0.5)]
     """
     n = mmap.shape[-1]
     p = 1.0 - mmap[0]
     labels = meeple_labels()
-    found = []
-    taken = np.zeros_like(p, bool)
-    order = np.argsort(-p, axis=None)
+    yy, xx = np.mgrid[0:n, 0:n]
     k = 1 + 2 * cut.margin
-    for flat in order:
+    peaks = []
+    for flat in np.argsort(-p, axis=None):
         y, x = divmod(int(flat), n)
         if p[y, x] < params.min_peak:
             break
-        if taken[y, x]:
+        around = ((yy - y) ** 2 + (xx - x) ** 2 <= params.spread ** 2) & (p > 0.25 * p[y, x])
+        cls = (mmap[1:] * around[None]).sum(axis=(1, 2))
+        colour = labels[int(np.argmax(cls)) + 1].split(":")[0]
+        if any((py - y) ** 2 + (px - x) ** 2 <= (params.same if c == colour else params.other) ** 2
+               for py, px, c, _ in peaks):
             continue
-        yy, xx = np.mgrid[0:n, 0:n]
-        near = (yy - y) ** 2 + (xx - x) ** 2 <= params.suppress ** 2
-        taken |= near
-        around = near & (p > 0.25 * p[y, x])
+        peaks.append((y, x, colour, around))
+    found = []
+    for y, x, colour, around in peaks:
         wgt = p * around
-        cu = float((wgt * (xx + 0.5)).sum() / wgt.sum()) / n
-        cv = float((wgt * (yy + 0.5)).sum() / wgt.sum()) / n
-        u, v = cu * k - cut.margin, cv * k - cut.margin
+        u = float((wgt * (xx + 0.5)).sum() / wgt.sum()) / n * k - cut.margin
+        v = float((wgt * (yy + 0.5)).sum() / wgt.sum()) / n * k - cut.margin
         if not (0.0 <= u < 1.0 and 0.0 <= v < 1.0):
             continue
         cls = (mmap[1:] * around[None]).sum(axis=(1, 2))
-        best = int(np.argmax(cls)) + 1
-        colour, pose = labels[best].split(":")
-        conf = float(p[y, x] * cls[best - 1] / max(cls.sum(), 1e-9))
-        found.append(SeenMeeple(square, u, v, colour, pose == "lying", conf))
+        mine = [i for i, label in enumerate(labels[1:]) if label.startswith(colour + ":")]
+        lying = float(cls[mine[1]] / max(cls[mine].sum(), 1e-9))
+        conf = float(p[y, x] * cls[mine].sum() / max(cls.sum(), 1e-9))
+        found.append(SeenMeeple(square, u, v, colour, lying, conf))
     return found
 
 
@@ -1301,7 +1319,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         if (x, y) not in main:
             continue
         for seen in find_meeples((x, y), cells[(x, y)][1], meeple_params):
-            feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying)
+            sure = abs(seen.lying - 0.5) >= meeple_params.sure_pose - 0.5
+            feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > 0.5 if sure else None)
             meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
             mconf.append(seen.confidence)
     for i, c in enumerate(mconf):
@@ -1386,7 +1405,14 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
         clock.lap("lattice")
     if fit is None:
         return None, {}
-    fit = choose_lattice(image, fit, model)
+    chosen = None
+    for candidate in [fit] + fit.others:       # the runners-up only when the best looks empty
+        tried = choose_lattice(image, candidate, model)
+        if chosen is None or tried[1] > chosen[1]:
+            chosen = tried
+        if chosen[1] >= params.accept:
+            break
+    fit = chosen[0]
     cells = read_cells(image, fit, model, params)
     empty = model.labels.index(EMPTY)
     for _ in range(params.refits):

@@ -55,6 +55,7 @@ class Locate:
     grid_inliers: int = 20          # ... this many of the grid's 56 crossings found in place
     grid_residual_mm: float = 0.3   # ... within this (median)
     sure_score: float = 3.0         # a check scoring this ends the search
+    max_grid_shift_mm: float = 25.0  # the grid may move an outline's corners this far, no more
     corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
 
 
@@ -180,6 +181,12 @@ def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm
         inliers, residual = found[1], found[2]
         if residual < 0.3 and np.abs(found[0] - np.eye(3)).max() < 2e-3:
             break
+    # the grid corrects an outline by a few millimetres; a larger move has found some other grid
+    h0 = corners_homography(corners, layout.width_mm, layout.height_mm)
+    box = _rect_corners(layout.rects[-1])[None].astype(np.float64)
+    moved = cv2.perspectiveTransform(box, np.linalg.inv(h0) @ h)[0] - box[0]
+    if np.abs(moved).max() > LOCATE.max_grid_shift_mm:
+        return None
     rect = warp(gray, h, layout.width_mm, layout.height_mm, px_per_mm)
     width = max(3, int(round(1.5 * px_per_mm)) | 1)
     to_px = np.array([[px_per_mm, 0, -0.5], [0, px_per_mm, -0.5], [0, 0, 1]])
@@ -187,6 +194,10 @@ def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm
     score = float(np.percentile(ratios, 25))
     if score < LOCATE.min_score and np.median(ratios[layout.grid_lines:]) < LOCATE.min_score / 2:
         # the grid fits but the rest of the print does not: the sheet is the wrong way round
+        return None
+    grid = ratios[:layout.grid_lines]
+    if grid.min() < 0.25 * np.median(grid):
+        # a grid line missing where every other one shows: some other lattice (the sheet squeezed)
         return None
     sheet = _rect_corners((0, 0, layout.width_mm, layout.height_mm))
     return score, cv2.perspectiveTransform(sheet[None], h)[0], inliers, residual

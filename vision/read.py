@@ -58,12 +58,11 @@ LETTER_LABELS = ["blank"] + list(avenue.FARM_LETTERS)
 NUMBER_LABELS = ["blank"] + [str(n) for n in range(31)]
 CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
 
-#: How much likelier each number is on a finished sheet than in the column model's training,
-#: where every number 0-30 was equally likely (:func:`vision.train.random_rounds`). In play
-#: a 0 is written whenever a farm does not beat the one above, and most farms connect a
-#: handful of grapes; two-digit numbers are rare, so are blank boxes.
-NUMBER_PRIOR = {"0": 6.0, **{str(n): 2.0 for n in range(1, 10)}, **{str(n): 0.7 for n in range(20, 31)},
-                "blank": 0.5}
+#: How much likelier each number is on a finished sheet than in the column model's training
+#: (:func:`vision.train.random_number`, and a share of numbers 0-30 drawn evenly). In play a 0
+#: is written whenever a farm does not beat the one above, most farms connect a handful of
+#: grapes, and a box is rarely left blank.
+NUMBER_PRIOR = {"0": 2.0, **{str(n): 1.5 for n in range(1, 10)}, "blank": 0.5}
 
 
 @dataclass

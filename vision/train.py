@@ -67,7 +67,7 @@ class Training:
     printed_sheets: int = 250         # sheets of random layouts, blank or played, for the template model
     px_per_mm: float = 4.0            # the rectified frame, as read (vision.rectify)
     width: int = 12                   # channels of the first convolution (then x2, x4)
-    epochs: int = 8                   # for the cell model; the others:
+    epochs: int = 12                  # for the cell model; the others:
     column_epochs: int = 10
     printed_epochs: int = 4
     batch: int = 128
@@ -492,14 +492,14 @@ sheet rectified by `vision.rectify` (4 px/mm), scaled by
   metadata (`labels`): {", ".join(labels)}.
 - **Network:** five 3x3 convolutions ({p.width}-{2 * p.width}-{2 * p.width}-{4 * p.width}-{4 * p.width}
   channels, batch norm, ReLU, max pooling), global average pooling, one linear layer.
-- **Trained by:** `python -m vision.train --game avenue --seed {facts["seed"]}` ({facts["seconds"]} s on
-  this machine's 2 shared CPU cores, both models together, data included).
+- **Trained by:** `python -m vision.train --game avenue --seed {facts["seed"]}` (this model:
+  {facts["seconds"]} s wall-clock, data included, on this machine's 2 CPU cores shared with other jobs).
 - **Data:** {total} synthetic pieces, all drawn by `vision.render` with handwriting from the
   `train` split: {from_photos} cut from {p.photos} synthetic phone photos
   ({p.photo_megapixels[0]:g}-{p.photo_megapixels[1]:g} MP) by this reader's own locate, rectify and cut
   stages; the rest from {p.flat_sheets} flat sheets{f" and {p.columns} extra score columns" if kind == "column" else ""}
   put slightly off their frame, blurred, unevenly lit, noised and JPEG-compressed. Each batch
-  augmented again (shift, rotation, scale, contrast, blur, noise); {p.epochs} epochs of AdamW.
+  augmented again (shift, rotation, scale, contrast, blur, noise); {facts.get("epochs", p.epochs)} epochs of AdamW.
 
 ## Accuracy
 
