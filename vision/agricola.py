@@ -1021,7 +1021,7 @@ class Training:
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
     lock_error_mm: float = 0.7            # photos are cut at the truth's corners moved by about this
-    board_epochs: int = 6
+    board_epochs: int = 14
     board_batch: int = 8
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept

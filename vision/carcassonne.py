@@ -1850,3 +1850,31 @@ def render_calibration_photo(seed: int, style: str | None = "unseen", megapixels
     board = board[0] if isinstance(board, tuple) else board
     photo, _, _ = photograph(board, rng, camera=camera)
     return photo
+
+
+#: How a tile's rotation shows in the readable layout: where its printed north points.
+NORTH_GLYPHS = {0: "^", 90: ">", 180: "v", 270: "<"}
+
+
+def render_layout(layout: rules.Layout) -> list[str]:
+    """The layout as read, one line per row: each tile's letter and where its printed north
+    points, ``.`` for a hole; then the meeples.
+
+    >>> print("\\n".join(render_layout(rules.from_text("carcassonne; D@0,0 E@0,-1:180 U@1,0:90; red@0,0:road:E"))))
+         0  1
+      -1  Ev .
+       0  D^ U>
+    meeples: red on road:E of 0,0
+    """
+    if not layout.tiles:
+        return ["(no tiles)"]
+    at = {(p.x, p.y): p for p in layout.tiles}
+    xs = range(min(x for x, _ in at), max(x for x, _ in at) + 1)
+    ys = range(min(y for _, y in at), max(y for _, y in at) + 1)
+    out = ["     " + " ".join(f"{x:<2}" for x in xs).rstrip()]
+    for y in ys:
+        cells = [f"{at[(x, y)].tile}{NORTH_GLYPHS[at[(x, y)].rotation]}" if (x, y) in at else ". " for x in xs]
+        out.append(f"  {y:>2}  " + " ".join(cells).rstrip())
+    if layout.meeples:
+        out.append("meeples: " + ", ".join(f"{m.colour} on {m.feature} of {m.x},{m.y}" for m in layout.meeples))
+    return out

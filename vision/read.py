@@ -355,7 +355,8 @@ def _value_text(value, name: str = "") -> str:
 
 def render_reading(reading: Reading) -> str:
     """The readable card: the sheet as read, the score card, and what is flagged."""
-    out = [f"{reading.source}: {reading.game} {'farm' if reading.game == 'agricola' else 'sheet'}" + (
+    kind = {"agricola": "farm", "carcassonne": "layout"}.get(reading.game, "sheet")
+    out = [f"{reading.source}: {reading.game} {kind}" + (
         f", template {reading.state.template.name}" if reading.game == "avenue" else "")]
     if reading.game == "avenue":
         sheet = reading.state
@@ -370,6 +371,9 @@ def render_reading(reading: Reading) -> str:
     elif reading.game == "agricola":
         from vision.agricola import render_farm
         out += render_farm(reading.state)
+    elif reading.game == "carcassonne":
+        from vision.carcassonne import render_layout
+        out += render_layout(reading.state)
     out.append("")
     out.append(reading.card.render())
     if reading.flags:

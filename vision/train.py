@@ -551,14 +551,14 @@ class CarcassonneTraining:
     photos: int = 400
     megapixels: tuple = (2.0, 4.0, 8.0, 12.0, 12.0)   # drawn per photo
     cache: str = "/tmp/scorelens-train-cache/carcassonne"   # rendered photos are kept here
-    empties: float = 0.6                      # share of the frame's empty squares kept
+    empties: float = 0.3                      # share of the frame's empty squares kept
     off_grid: float = 0.35                    # share of tiles also cut as a window off the lattice
     jitter: float = 1.0                       # crop jitter: 1.5 degrees, 2.5 % scale, 2.5 % shift (sd)
     layout_side: int = 320
-    layout_epochs: int = 16
+    layout_epochs: int = 10
     layout_crop: int = 256
     layout_width: int = 12
-    tile_epochs: int = 10
+    tile_epochs: int = 7
     tile_width: int = 16
     tile_batch: int = 128
     lr: float = 3e-3
@@ -844,7 +844,7 @@ def _augment_tiles(x, y, maps, turns, gen):
 
 def train_carcassonne_tiles(crops, labels, spots, valid, params: CarcassonneTraining, seed: int, log=print,
                             epochs: int | None = None):
-    """Train the tile model: label cross-entropy plus the meeple map's (meeples weighted 4:1)."""
+    """Train the tile model: label cross-entropy plus the meeple map's (meeples weighted 2:1)."""
     import torch
     import torch.nn as nn
 
@@ -864,7 +864,7 @@ def train_carcassonne_tiles(crops, labels, spots, valid, params: CarcassonneTrai
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
     tile_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     weights = torch.ones(MEEPLE_CLASSES)
-    weights[1:] = 4.0
+    weights[1:] = 2.0
     meeple_loss = nn.CrossEntropyLoss(weight=weights, ignore_index=-100)
     t0 = time.perf_counter()
     for epoch in range(epochs):
