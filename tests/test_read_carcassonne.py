@@ -225,3 +225,15 @@ def test_errors_are_one_line(tmp_path):
         assert len(lines) == 1 and words in lines[0], r.stderr
     r = run_cli("calibrate", "carcassonne", str(tmp_path / "missing.jpg"))
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [f"scorelens: {tmp_path / 'missing.jpg'}: no such file"]
+
+
+def test_bench_counts_a_tile_turned_onto_itself_as_read_right():
+    from vision.bench import compare, meeple_counts, same_state
+
+    truth = rules.from_text("carcassonne; D@0,0 U@1,0:90; red@1,0:road:E")
+    read = rules.from_text("carcassonne; D@0,0 U@1,0:270; red@1,0:road:W")     # the same road, named from W
+    assert same_state("carcassonne", truth, read)
+    assert compare("carcassonne", truth, read)["tile"] == [2, 2]
+    assert meeple_counts(truth, read)["meeples_placed"] == 1
+    other = rules.from_text("carcassonne; D@0,0 U@1,0:90; red@1,0:field:N.l")
+    assert not same_state("carcassonne", truth, other)

@@ -133,7 +133,7 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
     findings = avenue.validate(sheet)
     changed: dict[str, tuple] = {}
 
-    # 1. prefer a consistent reading, changing doubtful elements to their second reading
+    # 1. prefer a consistent reading, changing doubtful elements to another likely reading
     for _ in range(params.max_changes):
         if not _fixable(findings, sheet):
             break

@@ -2,37 +2,40 @@
 
 ::
 
-    photo ──lattice──> the tile grid (a homography from tile units to pixels)
-          ──cut──> one square crop per lattice cell (empty or a tile)
-          ──classify──> empty, or tile type A-X and rotation, with probabilities
+    photo ──layout map──> where the layout lies, and how large a tile is
+          ──lattice──> the tile grid (a homography from lattice squares to pixels)
+          ──cut──> one colour crop per lattice square
+          ──classify──> empty, or tile type A-X and rotation; the meeples on it
           ──decode──> the layout, touching edges matched and the box's counts kept
-          ──meeples──> each meeple's colour, pose, and the feature it stands on
-          ──score──> every player's card (the score track points come as input)
+          ──meeples──> each meeple's colour, and the feature it stands on
+          ──score──> every player's card (the score track's points come as input)
 
 The layout has no printed frame, so the lattice is found from the tiles
-themselves (:func:`find_lattice`): tile edges are long straight lines in two
-directions, so their vanishing points undo the perspective, and their
-spacing and phase give the tile size; the photo is then rectified so that
-every tile is an axis-aligned square of :attr:`Lattice.cell_px` pixels.
+themselves (:func:`find_lattice`). A small network (``models/carcassonne-layout.onnx``)
+says where tiles lie and how large they are; the tiles' straight edges there
+vote for two vanishing points that undo the perspective; the lines then
+repeat with the tile pitch (or half of it, where roads and city walls cross
+the middles of tiles), which gives the lattice, fitted to the lines by least
+squares.
 
-A lattice cell is read by a small ONNX classifier (``models/carcassonne-tiles.onnx``):
-``empty`` or one of the 96 ``TYPE:ROTATION`` labels. The layout is then
-decoded jointly (:func:`decode_layout`): where the classifier's best guess
-breaks the rules (touching edges that do not match, more tiles of a type than
-the box holds) and one of its next guesses does not, the layout decides, and
-the cell is flagged.
-
-Meeples (:func:`find_meeples`) are found by a second small model
-(``models/carcassonne-meeples.onnx``) that labels every pixel of the
-rectified layout as background or one of the five colours, standing or
-lying; each blob is put on the feature of its tile nearest to where it
-stands (:func:`feature_at`), a lying meeple (a farmer) on a field.
+A lattice square is read by a small network (``models/carcassonne-tiles.onnx``)
+from a 48 x 48 colour crop: ``empty`` or one of the 96 ``TYPE:ROTATION``
+labels, and a 12 x 12 map of the meeples on it (none, or a colour, standing
+or lying). The same model tells the tile lattice from its half-pitch lines
+(:func:`choose_lattice`: it was taught that a window off the lattice holds no
+tile). The layout is then decoded jointly (:func:`decode_layout`): where the
+best guess breaks the rules (touching edges that do not match, more tiles of
+a type than the box holds) and a next guess does not, the layout decides, and
+the square is flagged. Each meeple (:func:`find_meeples`) is put on the
+feature of its tile under it (:func:`feature_at`), a lying one (a farmer) on
+a field.
 
 Calibration (:func:`calibrate`, ``scorelens calibrate carcassonne PHOTO``)
-adapts the tile classifier to a user's own set from one photo of the 24
-types laid out in a documented order.
+adapts the tile model to a user's own set from one photo of the 24 types
+laid out in :data:`CALIBRATION_ROWS`.
 
-Every parameter is in one of the dataclasses at the top.
+Every parameter is in one of the frozen dataclasses of its stage (``Decode``,
+``Regions``, ``Lattice``, ``Cut``, ``MeepleFinding``, ``Calibrate``).
 """
 
 from __future__ import annotations
@@ -1429,6 +1432,15 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     return fit, cells
 
 
+def _not_found(source: str):
+    """``no Carcassonne layout found in PHOTO``: the message names the photo itself."""
+    from vision import UserError
+
+    e = UserError(None, f"no Carcassonne layout found in {source}")
+    e.source = source
+    return e
+
+
 def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: dict | None = None,
                      models: CarcassonneModels = MODELS, calibration=None, edition: int | None = None):
     """Read a Carcassonne layout from a decoded photo (the stages after decoding).
@@ -1455,11 +1467,11 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     model = TileModel(models.tiles, calib)
     fit, cells = read_layout(image, model, models.layout, clock)
     if fit is None:
-        raise UserError(source, f"no Carcassonne layout found in {source}")
+        raise _not_found(source)
     clock.lap("classify")
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules)
     if not assembled.layout.tiles:
-        raise UserError(source, f"no Carcassonne layout found in {source}")
+        raise _not_found(source)
     clock.lap("assemble")
     card = rules.score(assembled.layout)
     clock.lap("score")
