@@ -103,17 +103,18 @@ class FindBoard:
     second_look_margin: float = 0.12  # a region is looked at again with this much (of its size) around it
     work_px_per_mm: float = 5.0      # the photo is brought down to about this for the lock
     lock_px_per_mm: float = 2.5      # the fence lines are looked for at this scale
-    lock_passes: int = 4
+    lock_passes: int = 5
     settled_mm: float = 0.2          # a pass moving the board's corners less than this is the last
     search_mm: float = 12.0          # how far a fence line may be from where expected, at first ...
     near_mm: float = 4.0             # ... and once the first pass has corrected the homography
     outward_mm: float = 2.0          # how far the outer fence lines are looked for outwards
     max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
     line_step_mm: float = 0.8        # a fence line is looked at this often along it
-    min_crossings: int = 6           # fewer crossings found: the pass is not trusted
+    min_crossings: int = 8           # fewer crossings agreeing: the pass is not trusted
+    agree_mm: float = 1.5            # crossings this close to the fitted homography agree with it
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
     min_peak: float = 1.3            # a fence line's response over the median of those near it
-    min_score: float = 1.5           # space-edge contrast needed to accept a board
+    min_score: float = 1.25          # space-edge contrast needed to accept a board
 
 
 FIND = FindBoard()
@@ -437,16 +438,43 @@ def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, re
     return float(offsets[o] + sub / s), float(slopes[k]), strength
 
 
+def _theil_sen(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """``y = a + b x`` by the median of the pairwise slopes, and the median intercept."""
+    i, j = np.triu_indices(len(x), 1)
+    b = float(np.median((y[j] - y[i]) / (x[j] - x[i]))) if len(i) else 0.0
+    return float(np.median(y - b * x)), b
+
+
+def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
+    """The affine correction (board mm -> board mm) that the found lines agree on: for each
+    direction, the offset and stretch (Theil-Sen over the lines) and the turn (median slope)."""
+    fits = {}
+    for axis in ("v", "h"):
+        found = [(at, offset, slope) for (a, _), (at, offset, slope, _) in lines.items() if a == axis]
+        if len(found) < 2:
+            return None
+        at, offset, slope = map(np.array, zip(*found))
+        centre = (g.line_x(0) + g.line_x(g.cols)) / 2 if axis == "v" else (g.line_y(0) + g.line_y(g.rows)) / 2
+        a, b = _theil_sen(at - centre, offset)
+        fits[axis] = (a, b, float(np.median(slope)), centre)
+    (av, bv, kv, cx), (ah, bh, kh, cy) = fits["v"], fits["h"]
+    # x' = x + av + bv (x - cx) + kv (y - cy);  y' = y + ah + bh (y - cy) + kh (x - cx)
+    return np.array([[1 + bv, kv, av - bv * cx - kv * cy],
+                     [kh, 1 + bh, ah - bh * cy - kh * cx],
+                     [0, 0, 1]])
+
+
 def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
                  g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int]:
-    """Correct a board homography by its fence lines; returns it and the crossings used (0: none).
+    """Correct a board homography by its fence lines; returns it and the crossings that agreed (0: none).
 
     On the board rectified by the homography, each fence slot shows as two
     parallel edges ``slot_mm`` apart; their response, summed along each
     candidate line near the expected one (:func:`find_line`), finds each of
-    the 10 fence lines; their 24 crossings correct the homography. The first
-    pass looks ``search_mm`` around, the later ones ``near_mm``. ``image``
-    may be grey (faster) or colour.
+    the 10 fence lines; their 24 crossings correct the homography (RANSAC:
+    a line taken for something beside it is outvoted). The first pass looks
+    ``search_mm`` around, the later ones ``near_mm``. ``image`` may be grey
+    (faster) or colour.
     """
     s = params.lock_px_per_mm
     d = int(round(params.slot_mm / 2 * s))
@@ -456,28 +484,33 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     h = h_mm_to_img
     used = 0
     for step in range(params.lock_passes):
-        reach = params.search_mm if step == 0 else params.near_mm
-        max_slope = params.max_slope if step == 0 else params.max_slope / 3
+        reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
+        max_slope = params.max_slope if step < 2 else params.max_slope / 3
         rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
         gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
         gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
         pair_x = np.zeros_like(gx)
-        pair_x[:, d:-d] = gx[:, :-2 * d] + gx[:, 2 * d:]
+        pair_x[:, d:-d] = np.minimum(gx[:, :-2 * d], gx[:, 2 * d:])
         pair_y = np.zeros_like(gy)
-        pair_y[d:-d, :] = gy[:-2 * d, :] + gy[2 * d:, :]
+        pair_y[d:-d, :] = np.minimum(gy[:-2 * d, :], gy[2 * d:, :])
         lines = {}
         for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
             for i in range(count):
-                # the outer lines have the board's frame just outside them: looked for once the inner
-                # lines have brought them near, and hardly outwards
-                if i in (0, count - 1) and step == 0:
-                    continue
+                # the outer lines have the board's frame just outside them: hardly looked for outwards
                 span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
                 at = g.line_x(i) if axis == "v" else g.line_y(i)
                 offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
                 if strength >= params.min_peak:
-                    centre = float(along.mean())
-                    lines[axis, i] = (at + offset - slope * centre, slope)      # f = a + b t
+                    lines[axis, i] = (at, offset, slope, float(along.mean()))
+        if step == 0:
+            # the first, far look corrects only the board's place, size and turn, each the median of
+            # what the lines say: a line or two taken for an edge beside them do not move it
+            correction = _robust_affine(lines, g)
+            if correction is None:
+                break
+            h = h @ correction
+            continue
+        lines = {k: (at + offset - slope * centre, slope) for k, (at, offset, slope, centre) in lines.items()}
         nominal, found = [], []
         for r in range(g.rows + 1):
             for c in range(g.cols + 1):
@@ -489,14 +522,15 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
                     found.append((a0 + a1 * y, y))
         if len(nominal) < params.min_crossings:
             break
-        correction, _ = cv2.findHomography(np.array(nominal), np.array(found), 0)
-        if correction is None:
+        # a line taken for its neighbour's edge disagrees with the others: left out
+        correction, inliers = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, params.agree_mm)
+        if correction is None or int(inliers.sum()) < params.min_crossings:
             break
         moved = np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max()
         if not moved <= reach + 2:           # a correction reaching further than was looked: astray
             break
         h = h @ correction
-        used = len(nominal)
+        used = int(inliers.sum())
         if moved < params.settled_mm:
             break
     return h, used
@@ -1015,6 +1049,7 @@ class Training:
     """Everything that decides the Agricola models: data sizes, networks, schedules."""
 
     photos: int = 1200                    # synthetic photos, rendered once into the cache
+    other_games: int = 150                # photos of each other game's board: no farmyard in them
     photo_megapixels: tuple = (1.5, 5.0)
     flat_farms: int = 1000                # farmyards drawn flat, jittered and cut
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
@@ -1038,16 +1073,16 @@ class Training:
 TRAINING = Training()
 
 
-def photo_set(n: int, seed: int, folder: Path, megapixels, log=print) -> list[tuple[Path, dict]]:
-    """The ``n`` photos of the set ``seed`` in ``folder`` (rendered where missing), with their truth."""
+def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str = "agricola") -> list[tuple[Path, dict]]:
+    """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing), with their truth."""
     from vision.render import photo_name, write_photo
 
     folder.mkdir(parents=True, exist_ok=True)
     pairs = []
     for i in range(n):
-        name = photo_name("agricola", seed, i)
+        name = photo_name(game, seed, i)
         if not (folder / f"{name}.json").exists():
-            write_photo("agricola", seed, i, str(folder), megapixels=megapixels, split="train")
+            write_photo(game, seed, i, str(folder), megapixels=megapixels, split="train")
         pairs.append((folder / f"{name}.jpg", json.loads((folder / f"{name}.json").read_text())))
         if (i + 1) % 200 == 0:
             log(f"  {i + 1}/{n} photos")
@@ -1055,7 +1090,8 @@ def photo_set(n: int, seed: int, folder: Path, megapixels, log=print) -> list[tu
 
 
 def board_examples(pairs, long_side: int = FIND.mask_long_side):
-    """Photos shrunk for the segmentation network, padded square, with the board's mask at 1/4 size."""
+    """Photos shrunk for the segmentation network, padded square, with the farmyard's mask at 1/4
+    size (empty for the photos of other games' boards)."""
     from vision.photo import read_photo_file
 
     side = long_side
@@ -1067,9 +1103,10 @@ def board_examples(pairs, long_side: int = FIND.mask_long_side):
         small = cv2.resize(photo.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
         h, w = small.shape[:2]
         xs[i] = cv2.copyMakeBorder(small, 0, side - h, 0, side - w, cv2.BORDER_REPLICATE)
-        corners = (np.float32(truth["corners"]) + 0.5) * (side / max(truth["size"])) - 0.5
         mask = np.zeros((side, side), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(corners * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+        if truth["game"] == "agricola":         # another game's board is no farmyard: nothing marked
+            corners = (np.float32(truth["corners"]) + 0.5) * (side / max(truth["size"])) - 0.5
+            cv2.fillConvexPoly(mask, np.round(corners * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
         ys[i] = cv2.resize(mask, (side // 4, side // 4), interpolation=cv2.INTER_AREA) / 255.0
     return xs, ys
 
@@ -1420,7 +1457,9 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
 
     log(f"{params.photos} photos of the set {1000 + seed} (cached in {cache})")
     pairs = photo_set(params.photos, 1000 + seed, cache, params.photo_megapixels, log)
-    xs, ys = board_examples(pairs)
+    others = [pair for game in ("avenue", "carcassonne")
+              for pair in photo_set(params.other_games, 1000 + seed, cache, params.photo_megapixels, log, game)]
+    xs, ys = board_examples(pairs + others)
     board = train_board_net(xs, ys, params, seed, log)
     export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
            {"labels": ["table", "board"], "input": "colour photo, vision.agricola.mask_input",
