@@ -259,7 +259,7 @@ def board_mask(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     logits = classifier(models.board).run(x)[0, 0]
     h, w = int(round(image.shape[0] * k)), int(round(image.shape[1] * k))
     up = cv2.resize(logits, (x.shape[3], x.shape[2]), interpolation=cv2.INTER_LINEAR)
-    return 1 / (1 + np.exp(-up[:h, :w])), k
+    return 0.5 + 0.5 * np.tanh(0.5 * up[:h, :w]), k          # the logistic function, without overflow
 
 
 def outline_candidates(prob: np.ndarray, params: FindBoard = FIND) -> list[np.ndarray]:
@@ -342,7 +342,7 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     the top is decided later, by what lies on it (:func:`upright`).
     """
     prob, k = board_mask(image, models, params)
-    regions = [q / k for q in outline_candidates(prob, params)[:params.max_regions]]
+    regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
     if not regions:
         return None
     # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
@@ -1056,7 +1056,7 @@ class Training:
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
     lock_error_mm: float = 0.7            # photos are cut at the truth's corners moved by about this
-    board_epochs: int = 14
+    board_epochs: int = 12
     board_batch: int = 8
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
@@ -1417,10 +1417,11 @@ def train_board_net(xs, ys, params: Training, seed: int, log=print):
         if torch.rand(1, generator=gen) < 0.5:
             x, y = x.transpose(2, 3), y.transpose(2, 3)
         return augment_colour(x, gen, geometry=False), y
-    def loss(out, y):          # per pixel, and over the board as a whole (the Dice loss)
+    def loss(out, y):          # per pixel, and over a board as a whole (the Dice loss, where there is one)
         p = torch.sigmoid(out)
         dice = 1 - (2 * (p * y).sum((1, 2, 3)) + 1) / (p.sum((1, 2, 3)) + y.sum((1, 2, 3)) + 1)
-        return F.binary_cross_entropy_with_logits(out, y) + dice.mean()
+        board = (y.sum((1, 2, 3)) > 0).float()
+        return F.binary_cross_entropy_with_logits(out, y) + (dice * board).sum() / board.sum().clamp(min=1)
     return fit(build_board_net(), xs, ys, loss, params.board_epochs,
                replace(params, batch=params.board_batch, lr=params.board_lr), seed, "board", augment, log)
 

@@ -465,13 +465,16 @@ class Lattice:
     zoom_min: float = 1.4           # ... when the window is at most the photo's size over this
     min_segment_layout: float = 0.3 # a line segment is used where the layout probability is at least this
     work_tile_px: float = 44.0      # lines are searched with a tile this many pixels wide
+    clahe: float = 2.0              # contrast limit of the local equalisation before (0: none)
+    clahe_tiles: float = 4.0        # ... over windows this many tiles wide
     min_segment: float = 0.30       # shortest line segment used, in tiles
     vp_samples: int = 300           # segment pairs tried as vanishing points
     vp_tolerance_deg: float = 2.0   # a segment points at a vanishing point within this angle
     vp_proposals: int = 10          # distinct vanishing points kept
     vp_pairs: int = 8               # pairs of them tried as the lattice, best supported first
     min_corner_deg: float = 50.0    # the two families of lines cross at the layout at least this steeply
-    pitch_range: tuple = (0.35, 1.2)    # the lines' pitch is searched in this range, of the layout model's tile size
+    profiles: bool = True           # pitches from the picture's gradient profiles (else from the segments alone)
+    pitch_range: tuple = (0.35, 1.5)    # the lines' pitch is searched in this range, of the layout model's tile size
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_bands: tuple = (0.3, 0.22, 0.15, 0.15)   # the segments fitted are this near a line, pass by pass
     ring: int = 1                   # empty squares around the tiles that are looked at too
@@ -641,6 +644,60 @@ def fundamental(values: np.ndarray, weights: np.ndarray, lo: float, hi: float, s
     return comb(values, weights, top * 0.97, top * 1.03, 25)
 
 
+def _layout_in_work(lmap: LayoutMap, work_to_photo: np.ndarray, shape: tuple) -> np.ndarray:
+    """The layout model's tile probability on the work image's pixels."""
+    import cv2
+
+    small_to_photo = np.array([[1 / lmap.scale, 0, lmap.origin[0] + 0.5 / lmap.scale - 0.5],
+                               [0, 1 / lmap.scale, lmap.origin[1] + 0.5 / lmap.scale - 0.5], [0, 0, 1]])
+    block_to_small = np.array([[lmap.stride, 0, (lmap.stride - 1) / 2], [0, lmap.stride, (lmap.stride - 1) / 2],
+                               [0, 0, 1]])
+    work_to_block = np.linalg.inv(small_to_photo @ block_to_small) @ work_to_photo
+    return cv2.warpPerspective(lmap.prob.astype(np.float32), work_to_block, (shape[1], shape[0]),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT)
+
+
+def profile_pitches(gray: np.ndarray, tiles: np.ndarray, hl: np.ndarray, s: np.ndarray, lo: float, hi: float,
+                    most: int = 1600):
+    """The lines' pitch and phase along each axis of the line frame ``hl``, from the picture itself.
+
+    The work picture is warped into the frame where the lattice's lines are
+    upright and level; the gradient across each family of lines, weighted by
+    the layout model's tile probability, is summed into a profile per axis,
+    its slow trend taken off, and :func:`fundamental` finds the pitch. Every
+    edge pixel votes, not only those LSD strung into segments: small layouts
+    have few segments. Returns ``((pitch, phase, score), (pitch, phase, score))``
+    for x and y.
+    """
+    import cv2
+
+    inv = np.linalg.inv(hl)
+    pts = _apply(inv, np.r_[s[:, :2], s[:, 2:]])
+    lo_xy, hi_xy = np.percentile(pts, 1, axis=0) - hi, np.percentile(pts, 99, axis=0) + hi
+    size = np.minimum(hi_xy - lo_xy, most).astype(int) + 1
+    shift = np.array([[1, 0, lo_xy[0]], [0, 1, lo_xy[1]], [0, 0, 1.0]])
+    m = hl @ shift                                         # frame pixels -> work pixels
+    flat = cv2.warpPerspective(gray, m, (int(size[0]), int(size[1])),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    weight = cv2.warpPerspective(tiles, m, (int(size[0]), int(size[1])),
+                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT)
+    flat = flat.astype(np.float32)
+    out = []
+    for axis in (0, 1):
+        grad = np.abs(cv2.Sobel(flat, cv2.CV_32F, 1 - axis, axis, ksize=3)) * weight
+        profile = grad.sum(axis=axis)
+        width = max(3, int(lo) | 1)
+        trend = np.convolve(profile, np.ones(width) / width, mode="same")
+        peaks = np.clip(profile - trend, 0, None)
+        pos = np.arange(len(profile)) + lo_xy[axis]
+        keep = peaks > 0
+        if keep.sum() < 4:
+            out.append((hi, 0.0, 0.0))
+            continue
+        out.append(fundamental(pos[keep], peaks[keep], lo, hi))
+    return out[0], out[1]
+
+
 def _on_lines(g: np.ndarray, s: np.ndarray, band: float):
     """For each segment under the lattice map ``g``: the axis it runs along (0: a line
     of constant x, 1: constant y, -1: neither), the nearest such line, and whether it is within ``band``."""
@@ -737,10 +794,17 @@ class LayoutMap:
         return (np.asarray(photo, np.float64) - np.asarray(self.origin) + 0.5) * self.scale - 0.5
 
     def region(self, threshold: float) -> tuple[int, int, int, int] | None:
-        """The photo box ``(x0, y0, x1, y1)`` of the squares at ``threshold`` or more, None if none."""
-        rr, cc = np.nonzero(self.prob >= threshold)
-        if not len(rr):
+        """The photo box ``(x0, y0, x1, y1)`` around the blocks at ``threshold`` or more that
+        hang together (a block's gap allowed) with the most tile probability; None if none."""
+        import cv2
+
+        seen = (self.prob >= threshold).astype(np.uint8)
+        if not seen.any():
             return None
+        count, comp = cv2.connectedComponents(cv2.dilate(seen, np.ones((3, 3), np.uint8)), connectivity=8)
+        mass = [float(self.prob[(comp == c) & (seen > 0)].sum()) for c in range(count)]
+        mass[0] = -1.0
+        rr, cc = np.nonzero((comp == int(np.argmax(mass))) & (seen > 0))
         lo = self.to_photo(np.array([cc.min(), rr.min()]) * self.stride)
         hi = self.to_photo(np.array([cc.max() + 1, rr.max() + 1]) * self.stride)
         return (*lo, *hi)
@@ -828,6 +892,9 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     work = cv2.resize(crop, (max(1, int(round(crop.shape[1] * k))), max(1, int(round(crop.shape[0] * k)))),
                       interpolation=cv2.INTER_AREA) if k < 1 else crop
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    if params.clahe:                            # even out glare and shade, so faint tile edges show
+        tiles = max(1, int(round(max(gray.shape) / (params.clahe_tiles * params.work_tile_px))))
+        gray = cv2.createCLAHE(params.clahe, (tiles, tiles)).apply(gray)
     kx, ky = work.shape[1] / crop.shape[1], work.shape[0] / crop.shape[0]
     work_to_photo = np.array([[1 / kx, 0, x0 + 0.5 / kx - 0.5], [0, 1 / ky, y0 + 0.5 / ky - 0.5], [0, 0, 1]])
     segs = line_segments(gray, params.min_segment * tile * k)
@@ -847,11 +914,15 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
     lo, hi = tile * k * params.pitch_range[0], tile * k * params.pitch_range[1]
     for v1, v2, ia, ib in vanishing_points(segs, c, rng, params, weight):
         hl = line_frame(v1, v2, c)
-        mids = _apply(np.linalg.inv(hl), (segs[:, :2] + segs[:, 2:]) / 2)
-        sx, px, _ = fundamental(mids[ib, 0], weight[ib], lo, hi)      # lines through v2 have a constant x
-        sy, py, _ = fundamental(mids[ia, 1], weight[ia], lo, hi)
+        if params.profiles:
+            (sx, px, _), (sy, py, _) = profile_pitches(gray, _layout_in_work(lmap, work_to_photo, gray.shape),
+                                                       hl, segs, lo, hi)
+        else:
+            mids = _apply(np.linalg.inv(hl), (segs[:, :2] + segs[:, 2:]) / 2)
+            sx, px, _ = fundamental(mids[ib, 0], weight[ib], lo, hi)      # lines through v2 have a constant x
+            sy, py, _ = fundamental(mids[ia, 1], weight[ia], lo, hi)
         lines = hl @ np.array([[sx, 0, px], [0, sy, py], [0, 0, 1]])
-        if not _plausible(lines, c, tile * k, params.pitch_range):
+        if not _plausible(lines, c, tile * k, params.pitch_range) or not _steady(lines, segs):
             continue
         explained, _ = lattice_support(lines, segs, params.border_band, weight)
         found.append((explained, lines))
@@ -892,6 +963,26 @@ def _plausible(g: np.ndarray, at: np.ndarray, tile: float, sizes: tuple = (0.6, 
     a, b = np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])
     cos = abs((p[1] - p[0]) @ (p[2] - p[0])) / (a * b + 1e-12)
     return sizes[0] * 0.9 < math.sqrt(a * b) / tile < sizes[1] * 1.1 and 0.3 < a / b < 3.3 and cos < 0.6
+
+
+def _steady(g: np.ndarray, s: np.ndarray, most: float = 2.5) -> bool:
+    """Whether the lattice's squares keep about their size over the segments' extent (a
+    perspective from wrong vanishing points blows them up towards a false horizon)."""
+    lo, hi = np.percentile(np.r_[s[:, :2], s[:, 2:]], [5, 95], axis=0)
+    probes = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]], (lo + hi) / 2])
+    try:
+        gi = np.linalg.inv(g)
+    except np.linalg.LinAlgError:
+        return False
+    sizes = []
+    for p in probes:
+        d = gi[2] @ np.array([p[0], p[1], 1.0])
+        if abs(d) < 1e-12:
+            return False
+        u, v = _apply(gi, p[None])[0]
+        sizes.append(local_cell_px(g, (u, v)))
+    sign = np.sign([gi[2] @ np.array([p[0], p[1], 1.0]) for p in probes])
+    return bool((sign == sign[0]).all() and max(sizes) <= most * min(sizes))
 
 
 def _upright(g: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -1088,28 +1179,32 @@ def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
 def choose_lattice(image: np.ndarray, fit: LatticeFit, model: TileModel, probes: int = 12) -> tuple[LatticeFit, float]:
     """The tile lattice among those the line lattice allows, chosen by the tile model.
 
-    Along each axis the lines found are the tile edges (a tile is one
-    line pitch), or the edges and the middles (a tile is two, starting on
-    either line). Of these nine lattices, the one whose squares the tile
-    model finds least empty wins, on the squares nearest the layout's
-    middle: the model was taught that a window half a tile off, or half or
-    twice a tile wide, holds no tile. Returns the lattice and how much its
-    squares there look like tiles (0 to 1).
+    Along each axis the lines found are the tile edges, or the middles of
+    tiles (where roads and walls cross; a tile is one line pitch, starting
+    on a line or half-way), or both (a tile is two, starting on either
+    line). Of these sixteen lattices, the one whose squares the tile
+    model finds least empty wins, on the squares where the layout model saw
+    most tile: the model was taught that a window half a tile off, or half
+    or twice a tile wide, holds no tile. Returns the lattice and how much
+    its squares there look like tiles (0 to 1).
     """
     empty = model.labels.index(EMPTY)
-    axis = [(2.0, 0.0), (2.0, 1.0), (1.0, 0.0)]
-    middle = np.median(fit.seen, axis=0)[None] if fit.seen is not None and len(fit.seen) else None
+    axis = [(2.0, 0.0), (2.0, 1.0), (1.0, 0.0), (1.0, 0.5)]
+    if fit.seen is None or not len(fit.seen):
+        return fit, 0.0
+    middle = np.median(fit.seen, axis=0)
     hypotheses, crops = [], []
     pyramid: dict = {}
     for sx, dx in axis:
         for sy, dy in axis:
             m = np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
             g = fit.cell_to_image @ m
-            if middle is None:
-                continue
-            u, v = _apply(np.linalg.inv(g), middle)[0]
-            near = sorted(((i, j) for i in range(int(u) - 3, int(u) + 4) for j in range(int(v) - 3, int(v) + 4)),
-                          key=lambda q: (q[0] + 0.5 - u) ** 2 + (q[1] + 0.5 - v) ** 2)[:probes]
+            gi = np.linalg.inv(g)
+            # the squares that most of the layout model's tile points fall in
+            points = Counter(map(tuple, np.floor(_apply(gi, fit.seen)).astype(int).tolist()))
+            mu, mv = _apply(gi, middle[None])[0]
+            near = sorted(points, key=lambda q: (-points[q], (q[0] + 0.5 - mu) ** 2 + (q[1] + 0.5 - mv) ** 2))
+            near = (near * probes)[:probes]
             hypotheses.append(m)
             crops.append(cut_tiles(image, g, near, pyramid=pyramid))
     if not hypotheses:
