@@ -1058,8 +1058,11 @@ def local_cell_px(cell_to_image: np.ndarray, square) -> float:
 
 
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    q = np.c_[pts, np.ones(len(pts))] @ np.asarray(h, np.float64).T
-    return q[:, :2] / q[:, 2:3]
+    """Points ``(N, 2)`` through the homography ``h``."""
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    x, y = p[:, 0], p[:, 1]
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    return np.stack([(h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w, (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w], 1)
 
 
 def cut_tiles(image: np.ndarray, cell_to_image: np.ndarray, squares, params: Cut = CUT,
