@@ -115,6 +115,7 @@ class FindBoard:
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
     min_peak: float = 1.3            # a fence line's response over the median of those near it
     min_score: float = 1.25          # space-edge contrast needed to accept a board
+    sure_crossings: int = 16         # a lock agreeing on this many crossings ends the search
 
 
 FIND = FindBoard()
@@ -363,6 +364,10 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
         prob2, k2 = board_mask(work[y0:y1, x0:x1], models, params)
         closer = outline_candidates(prob2, params)[:1]
         quads += [(q + 0.5) / k2 - 0.5 + np.float32([x0, y0]) for q in closer] or [quad]
+    # an outline with one corner lost (to glare, a shadow, a piece over the edge): that corner
+    # put back where the other three say, each in turn; tried after the outlines as found
+    quads += [np.array([q[j - 1] + q[(j + 1) % 4] - q[(j + 2) % 4] if i == j else q[i] for i in range(4)],
+                       np.float32) for q in quads[:1] for j in range(4)]
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
     mm = board_corners_mm()
     best = None
@@ -373,14 +378,14 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
             locked, lines = lock_to_grid(gray, h, params)
-            score = rectified_score(work, locked, params)
             if not lines:
-                locked, score = h, rectified_score(work, h, params)
-            if best is None or score > best[0]:
+                locked = h
+            score = rectified_score(work, locked, params)
+            if best is None or (lines > 0, score) > (best[2] > 0, best[0]):
                 best = (score, locked, lines)
-            if score >= params.min_score:
+            if lines >= params.sure_crossings and score >= params.min_score:
                 break
-        if best[0] >= params.min_score:
+        if best[2] >= params.sure_crossings and best[0] >= params.min_score:
             break
     if best[0] < params.min_score:
         return None
@@ -1056,7 +1061,7 @@ class Training:
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
     lock_error_mm: float = 0.7            # photos are cut at the truth's corners moved by about this
-    board_epochs: int = 12
+    board_epochs: int = 30
     board_batch: int = 8
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept

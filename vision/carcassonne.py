@@ -474,7 +474,7 @@ class Lattice:
     vp_pairs: int = 8               # pairs of them tried as the lattice, best supported first
     min_corner_deg: float = 50.0    # the two families of lines cross at the layout at least this steeply
     profiles: bool = True           # pitches from the picture's gradient profiles (else from the segments alone)
-    pitch_range: tuple = (0.35, 1.5)    # the lines' pitch is searched in this range, of the layout model's tile size
+    pitch_range: tuple = (0.35, 2.0)    # the lines' pitch is searched in this range, of the layout model's tile size
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_bands: tuple = (0.3, 0.22, 0.15, 0.15)   # the segments fitted are this near a line, pass by pass
     ring: int = 1                   # empty squares around the tiles that are looked at too
