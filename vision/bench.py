@@ -20,7 +20,7 @@ What is measured (``--json`` keys):
   photos where a board was found (summed over players);
 - ``median_ms``, ``p95_ms``: time per photo;
 - ``peak_rss_mb``: the process's peak resident memory (``getrusage``);
-- ``model_mb``: the size of ``models/*.onnx`` together.
+- ``model_mb``: the size of the game's models, ``models/GAME-*.onnx``, together.
 
 The same seed gives the same photos, and so the same accuracy figures.
 
@@ -331,7 +331,7 @@ class BenchResult:
             "p95_ms": round(float(np.percentile(ms, 95)), 1) if ms else None,
             **extra,
             "peak_rss_mb": round(peak_rss_mb(), 1),
-            **model_sizes(),
+            **model_sizes(self.game),
             **self.info,
             "not_found": [p.image for p in self.photos if not p.found][:20],
             "reader_errors": sum(p.problem.startswith("reader error") for p in self.photos),
@@ -345,9 +345,10 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def model_sizes(folder: Path = ROOT / "models") -> dict:
-    """``{"model_mb": total, "models": {file: bytes}}`` of ``folder/*.onnx``."""
-    files = sorted(folder.glob("*.onnx")) if folder.is_dir() else []
+def model_sizes(game: str | None = None, folder: Path = ROOT / "models") -> dict:
+    """``{"model_mb": total, "models": {file: bytes}}`` of the game's models, ``folder/GAME-*.onnx``
+    (every model when ``game`` is None): what one reader loads."""
+    files = sorted(folder.glob(f"{game}-*.onnx" if game else "*.onnx")) if folder.is_dir() else []
     return {"model_mb": round(sum(f.stat().st_size for f in files) / 2**20, 3),
             "models": {f.name: f.stat().st_size for f in files}}
 
