@@ -46,8 +46,6 @@ import numpy as np
 import scoring
 from vision import UserError
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 @dataclass(frozen=True)
 class BenchSettings:
@@ -345,9 +343,12 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def model_sizes(game: str | None = None, folder: Path = ROOT / "models") -> dict:
+def model_sizes(game: str | None = None, folder: Path | None = None) -> dict:
     """``{"model_mb": total, "models": {file: bytes}}`` of the game's models, ``folder/GAME-*.onnx``
     (every model when ``game`` is None): what one reader loads."""
+    from vision.classify import MODELS_DIR
+
+    folder = folder or MODELS_DIR
     files = sorted(folder.glob(f"{game}-*.onnx" if game else "*.onnx")) if folder.is_dir() else []
     return {"model_mb": round(sum(f.stat().st_size for f in files) / 2**20, 3),
             "models": {f.name: f.stat().st_size for f in files}}

@@ -15,13 +15,24 @@ zero whatever the light.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+def _models_dir() -> Path:
+    """Where the shipped models are: ``models/`` beside the source (a checkout, or
+    ``pip install -e``), else ``PREFIX/share/scorelens/models`` where ``pip install .``
+    puts them (``[tool.setuptools.data-files]`` in ``pyproject.toml``)."""
+    beside = Path(__file__).resolve().parent.parent / "models"
+    installed = Path(sys.prefix) / "share" / "scorelens" / "models"
+    return beside if beside.is_dir() or not installed.is_dir() else installed
+
+
+MODELS_DIR = _models_dir()
 
 
 @dataclass(frozen=True)
