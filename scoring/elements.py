@@ -11,6 +11,7 @@ they are the same for every game:
 ``round:I``      ``rounds[I]``, an Avenue score box ``{"farm", "score"}``
 ``round:I:farm``  ``rounds[I].farm``, the farm letter alone
 ``round:I:score`` ``rounds[I].score``, the written number alone
+``house``        ``farmyard.house``, what an Agricola player's rooms are made of
 ``space:R,C``    ``farmyard.spaces[R][C]``, an Agricola space object
 ``fence:h:R,C``  ``farmyard.fences.horizontal[R][C]``
 ``fence:v:R,C``  ``farmyard.fences.vertical[R][C]``
@@ -25,6 +26,9 @@ they are the same for every game:
 [['NS', 'EW']]
 >>> get_element(data, "round:0")
 {'farm': 'D', 'score': 5}
+>>> farm = {"game": "agricola", "farmyard": {"house": "wood", "spaces": [], "fences": {}}}
+>>> get_element(set_element(farm, "house", "clay"), "house")
+'clay'
 >>> board = {"game": "carcassonne", "tiles": [{"x": 0, "y": 0, "tile": "D", "rotation": 0}]}
 >>> set_element(board, "tile:0,0", {"tile": "E", "rotation": 90})["tiles"]
 [{'tile': 'E', 'rotation': 90, 'x': 0, 'y': 0}]
@@ -58,6 +62,8 @@ def _locate(data: dict, name: str) -> tuple[Any, Any]:
             index, _, part = rest.partition(":")
             box = data["rounds"][int(index)]
             return (box, part) if part else (data["rounds"], int(index))
+        if kind == "house" and not rest:
+            return data["farmyard"], "house"
         if kind == "space":
             r, c = _ints(rest)
             return data["farmyard"]["spaces"][r], c
@@ -136,6 +142,7 @@ def elements(data: dict) -> dict[str, Any]:
             out[f"round:{i}:score"] = box.get("score")
     elif game == "agricola":
         yard = data["farmyard"]
+        out["house"] = yard["house"]
         for r, row in enumerate(yard["spaces"]):
             for c, space in enumerate(row):
                 out[f"space:{r},{c}"] = space

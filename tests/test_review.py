@@ -289,9 +289,15 @@ def test_agricola_spaces_fences_and_off_board_values(tmp_path):
         client = Client(srv)
         _, item = client.json("GET", "/api/items/0")
         assert item["image"] is None and item["editors"]["fence"]["options"][1] == {"value": 1, "label": "on", "key": "1"}
-        # where the Agricola reader's rectified board is, every element has a box on it
+        # where the Agricola reader's rectified board is, every element but the house has a box on it
         boxes = review.BOX_FUNCTIONS["agricola"](np.zeros((360, 560, 3), np.uint8))
-        assert set(boxes) == set(elements(data)) and boxes["space:0,0"] == (36.0, 36.0, 124.0, 124.0)
+        assert set(boxes) == set(elements(data)) - {"house"} and boxes["space:0,0"] == (36.0, 36.0, 124.0, 124.0)
+        # the house is an element too: a wooden hut misread as stone is fixed like a space
+        assert item["editors"]["house"]["options"][0] == {"value": "wood", "label": "wood"}
+        status, view = client.json("POST", "/api/items/0/edit", {"element": "house", "value": "stone"})
+        assert status == 200 and view["card"] == module.score(module.from_dict(
+            set_element(data, "house", "stone"))).to_dict() and view["card"]["total"] != item["card"]["total"]
+        client.json("POST", "/api/items/0/undo", {})
         assert set(item["fields"]) == {"supply", "cards", "family_members", "card_points", "bonus_points",
                                        "begging_cards"} & set(data)
         total = item["card"]["total"]

@@ -274,6 +274,7 @@ KIND_PATHS = {
     "round": ("rounds", "*"),
     "round-farm": ("rounds", "*", "farm"),
     "round-score": ("rounds", "*", "score"),
+    "house": ("farmyard", "house"),
     "space": ("farmyard", "spaces", "*", "*"),
     "fence": ("farmyard", "fences", "horizontal", "*", "*"),
     "tile": ("tiles", "*"),

@@ -149,7 +149,8 @@ function buildBoard() {
   list.replaceChildren();
   const drawn = item.image && item.elements.some((e) => e.box);
   svg.style.display = item.image ? "" : "none";
-  list.hidden = Boolean(drawn);
+  // elements with no place on the image (Agricola's house) are listed beside it
+  list.hidden = Boolean(drawn) && item.elements.every((e) => e.box);
   if (item.image) {
     svg.setAttribute("viewBox", `0 0 ${item.image.width} ${item.image.height}`);
     const img = document.createElementNS(SVG, "image");
@@ -185,7 +186,7 @@ function buildBoard() {
       g.append(tag, text);
       g.addEventListener("click", () => select(el.name));
       svg.append(g);
-    } else if (!drawn) {
+    } else {
       const b = document.createElement("button");
       b.type = "button";
       b.dataset.name = el.name;
