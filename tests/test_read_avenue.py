@@ -18,7 +18,7 @@ MODELS = ROOT / "models"
 
 #: Accuracy floors on a small seeded set of flat sheets in held-out handwriting;
 #: the benchmark figures are in the model cards.
-FLOORS = {"avenue-cells": 0.985, "avenue-column": 0.95}
+FLOORS = {"avenue-cells": 0.99, "avenue-column": 0.95}
 
 
 def test_models_are_small():
@@ -164,3 +164,15 @@ def test_template_from_a_blank_sheet(tmp_path):
     assert scorelens("read", SAMPLES[0], "--template", out).returncode == 0
     again = scorelens("template", tmp_path / "blank.jpg", "--out", out)
     assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_a_sheet_touching_another_is_found():
+    """A sheet lying against another on a checked cloth, where the first search sees the two
+    as one page: the reader's second search (``SECOND_SEARCH``) parts them. (The scene of
+    photo 169 of the benchmark's seed, drawn at 2 MP.)"""
+    from vision.render import photo_seed, render_jpeg
+
+    data, truth = render_jpeg("avenue", photo_seed(1, 169), megapixels=2, split="test")
+    photo = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    reading = read_photo(photo, "avenue")
+    assert np.abs(reading.corners - np.float32(truth["corners"])).max() < 3

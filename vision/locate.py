@@ -57,6 +57,8 @@ class Locate:
     sure_score: float = 3.0         # a check scoring this ends the search
     max_grid_shift_mm: float = 25.0  # the grid may move an outline's corners this far, no more
     corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
+    page_open: int = 1              # the page masks are opened by this many times the kernel (3: parts
+                                    # a sheet from another one touching it; a second search, see vision.read)
 
 
 LOCATE = Locate()
@@ -218,6 +220,7 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
     min_area = params.min_area * h * w
     k = max(3, int(round(min(h, w) / 150)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    opening = cv2.getStructuringElement(cv2.MORPH_RECT, (k * params.page_open, k * params.page_open))
     blur = cv2.GaussianBlur(gray, (5, 5), 0)
 
     masks = []
@@ -237,7 +240,7 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
                                              block, -params.local_contrast))
         for bright in brights:
             bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, kernel)
-            masks.append(("page", cv2.morphologyEx(bright, cv2.MORPH_OPEN, kernel, iterations=2)))
+            masks.append(("page", cv2.morphologyEx(bright, cv2.MORPH_OPEN, opening, iterations=2)))
     # the page: closed edge contours, for a sheet on a pale table
     edges = cv2.dilate(cv2.Canny(blur, 30, 90), kernel)
     masks.append(("edges", edges))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,10 +36,10 @@ from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
 from vision.assemble import assemble_avenue
-from vision.cells import cell_names, column_names, cut_cells, cut_column
+from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, cut_column
 from vision.classify import classifier
 from vision.geometry import AVENUE
-from vision.locate import avenue_layout, locate_sheet
+from vision.locate import LOCATE, avenue_layout, locate_sheet
 from vision.rectify import rectify_sheet
 
 
@@ -52,6 +52,9 @@ class AvenueModels:
 
 
 AVENUE_MODELS = AvenueModels()
+
+#: Where no sheet is found, a second search parts the page from another sheet touching it.
+SECOND_SEARCH = replace(LOCATE, page_open=3)
 
 #: Labels of the Avenue column model that a farm-letter box may hold, and a score box.
 LETTER_LABELS = ["blank"] + list(avenue.FARM_LETTERS)
@@ -129,7 +132,7 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
                 models: AvenueModels = AVENUE_MODELS) -> Reading:
     """Read an Avenue sheet from a decoded photo (the stages after decoding)."""
     template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
-    located = locate_sheet(image, avenue_layout(AVENUE))
+    located = locate_sheet(image, avenue_layout(AVENUE)) or locate_sheet(image, avenue_layout(AVENUE), SECOND_SEARCH)
     if located is None:
         e = UserError(None, f"no Avenue sheet found in {source}")
         e.source = source
@@ -453,7 +456,7 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom",
         e.source = source
         raise e
     rect = rectify_sheet(decoded.image, located.corners, AVENUE)
-    pred = classifier(model).predict(cut_cells(rect.image, rect.px_per_mm, AVENUE))
+    pred = classifier(model).predict(cut_cells(rect.image, rect.px_per_mm, AVENUE, PRINTED_CUT))
     probs, labels = pred.probs.copy(), list(pred.labels)
     tokens = [None] * len(probs)
     conf = np.zeros(len(probs))
