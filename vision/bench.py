@@ -18,7 +18,9 @@ What is measured (``--json`` keys):
 - ``exact_score_rate``: photos whose total score (every player's) is right;
 - ``mean_abs_score_error``: mean absolute error of the total, over the
   photos where a board was found (summed over players);
-- ``median_ms``, ``p95_ms``: time per photo;
+- ``median_ms``, ``p95_ms``: time per photo; for Carcassonne also
+  ``large_layout_median_ms`` over the ``large_layouts`` photos of at least
+  :attr:`BenchSettings.large_layout` tiles;
 - ``peak_rss_mb``: the process's peak resident memory (``getrusage``);
 - ``model_mb``: the size of the game's models, ``models/GAME-*.onnx``, together.
 
@@ -37,6 +39,7 @@ import resource
 import statistics
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -56,6 +59,8 @@ class BenchSettings:
     megapixels: float = 12.0     # the issues' timing targets are for 12 MP photos
     split: str = "test"          # handwriting the readers were not trained on
     workers: int = 2             # rendering processes
+    large_layout: int = 60       # Carcassonne: layouts of this many tiles or more are timed apart
+                                 # (the time target is for a full box of 72; few random layouts reach it)
 
 
 BENCH = BenchSettings()
@@ -168,6 +173,9 @@ def _align_carcassonne(truth, read):
         return read
     truth = _carcassonne_canonical(truth)
     want = {(p.x, p.y): (p.tile, p.rotation) for p in truth.tiles}
+    where: dict[tuple, list] = {}
+    for xy, label in want.items():
+        where.setdefault(label, []).append(xy)
     best, best_hits = read, -1
     for quarter in range(4):
         def turn(x, y, q=quarter):
@@ -175,7 +183,11 @@ def _align_carcassonne(truth, read):
                 x, y = -y, x
             return x, y
         turned = [(turn(p.x, p.y), p) for p in read.tiles]
-        anchors = {(tx - x, ty - y) for (x, y), _ in turned for (tx, ty) in list(want)[:8]}
+        # candidate shifts: those that put a read tile on a truth tile of the same type and
+        # rotation, most votes first, and the one that lines up the two layouts' corners
+        votes = Counter((tx - x, ty - y) for (x, y), p in turned
+                        for (tx, ty) in where.get((p.tile, canonical_rotation(p.tile, (p.rotation + 90 * quarter) % 360)), ()))
+        anchors = {shift for shift, _ in votes.most_common(4)}
         anchors |= {(min(k[0] for k in want) - min(x for (x, _), _ in turned),
                      min(k[1] for k in want) - min(y for (_, y), _ in turned))}
         for dx, dy in anchors:
@@ -220,8 +232,6 @@ def compare(game: str, truth, read) -> dict[str, list[int]]:
 def meeple_counts(truth, read) -> dict[str, int]:
     """Carcassonne follower detection: ``truth``/``read`` counts, ``found`` (same square and colour)
     and ``placed`` (found, and on the same feature of its tile)."""
-    from collections import Counter
-
     if read is None:
         return {"meeples_truth": len(truth.meeples), "meeples_read": 0, "meeples_found": 0, "meeples_placed": 0}
     read, truth = _align_carcassonne(truth, read), _carcassonne_canonical(truth)
@@ -313,6 +323,10 @@ class BenchResult:
                      "meeple_recall": recall and round(recall, 4), "meeple_f1": round(f1, 4),
                      "meeple_feature_accuracy": round(c["meeples_placed"] / c["meeples_found"], 4)
                      if c["meeples_found"] else None}
+            # the issue's time target is for a full box, 72 tiles: the largest layouts alone
+            large = [p.ms for p in self.photos if p.counts.get("tiles", 0) >= BENCH.large_layout]
+            extra |= {"large_layouts": len(large),
+                      "large_layout_median_ms": round(float(np.median(large)), 1) if large else None}
         ms = [p.ms for p in self.photos]
         errors = [p.score_error for p in self.photos if p.score_error is not None]
         rate = lambda xs: round(sum(xs) / n, 4) if n else None
@@ -399,7 +413,8 @@ def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, pro
             image=photo.name, found=found,
             elements=compare(game, truth_state, read_state),
             exact_state=same_state(game, truth_state, read_state),
-            counts=meeple_counts(truth_state, read_state) if game == "carcassonne" else {},
+            counts={**meeple_counts(truth_state, read_state), "tiles": len(truth_state.tiles)}
+            if game == "carcassonne" else {},
             exact_score=got == want,
             score_error=float(score_error(got, want)) if found else None,
             ms=ms, problem=problem))

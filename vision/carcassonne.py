@@ -26,9 +26,9 @@ or lying). The same model tells the tile lattice from its half-pitch lines
 tile). The layout is then decoded jointly (:func:`decode_layout`): where the
 best guess breaks the rules (touching edges that do not match, more tiles of
 a type than the box holds) and a next guess does not, the layout decides, and
-the square is flagged. Each meeple (:func:`find_meeples`) is put on the
-feature of its tile under it (:func:`feature_at`), a lying one (a farmer) on
-a field.
+the square is flagged. Each meeple (:func:`find_meeples`; one lying across a
+tile edge counted once, :func:`across_seams`) is put on the feature of its
+tile under it (:func:`feature_at`), its pose deciding near a boundary.
 
 Calibration (:func:`calibrate`, ``scorelens calibrate carcassonne PHOTO``)
 adapts the tile model to a user's own set from one photo of the 24 types
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -300,7 +300,8 @@ class Regions:
     corner_reach: float = 1.05      # a city on two touching edges: x + y below this (from their corner)
     road_half: float = 0.055        # half the width of a road
     road_end: float = 0.22          # a road that ends stops this far from the centre (cloister, junction)
-    cloister_half: float = 0.22     # the cloister building's half size
+    cloister_half: float = 0.18     # the cloister building's half size (drawn 0.155 wide, 0.22 up)
+    pose_reach: float = 0.06        # a meeple this near a part of the kind its pose says goes there
 
 
 REGIONS = Regions()
@@ -422,32 +423,35 @@ def feature_at(name: str, rotation: int, u: float, v: float, lying: bool | None 
     named as the scoring core names it (``road:E``, ``city:N``, ``field:N.l``,
     ``cloister``).
 
-    A lying meeple (a farmer) goes to the nearest field, a standing one to the
-    nearest road, city or cloister; ``lying=None`` takes whatever part is there.
+    Where it stands decides. Its pose decides only near a boundary between a
+    field and something else (within :attr:`Regions.pose_reach`): a lying
+    meeple (a farmer) then goes to the nearest field, a standing one to the
+    nearest road, city or cloister. ``lying=None``: the position alone.
 
-    >>> feature_at("D", 0, 0.5, 0.1), feature_at("D", 90, 0.9, 0.5), feature_at("D", 90, 0.9, 0.5, lying=True)
+    >>> feature_at("D", 0, 0.5, 0.1), feature_at("D", 90, 0.9, 0.5), feature_at("D", 90, 0.7, 0.5, lying=True)
     ('city:N', 'city:E', 'field:S.l')
+    >>> feature_at("D", 0, 0.5, 0.42), feature_at("D", 0, 0.5, 0.42, lying=False)   # beside the road
+    ('field:E.l', 'road:E')
     """
-    import cv2
-
     tile = rules.load_catalogue(expansions)[name]
     parts = tile.parts_at(rotation)
     m = part_map(name, tuple(expansions), g)
     pu, pv = _to_printed(u, v, rotation)
     n = g.size
     x, y = min(n - 1, max(0, int(pu * n))), min(n - 1, max(0, int(pv * n)))
-    allowed = [i for i, p in enumerate(parts)
-               if lying is None or (p.kind == "field") == bool(lying)] or list(range(len(parts)))
-    if m[y, x] in allowed:
-        return parts[m[y, x]].ref
-    best, best_d = allowed[0], float("inf")
-    for i in allowed:
+    here = int(m[y, x])
+    if lying is None or (parts[here].kind == "field") == bool(lying):
+        return parts[here].ref
+    best, best_d = here, float("inf")
+    for i, p in enumerate(parts):
+        if (p.kind == "field") != bool(lying):
+            continue
         ys, xs = np.nonzero(m == i)
         if len(xs):
             d = float(np.min((xs - x) ** 2 + (ys - y) ** 2))
             if d < best_d:
                 best, best_d = i, d
-    return parts[best].ref
+    return parts[best if math.sqrt(best_d) / n <= g.pose_reach else here].ref
 
 
 # ---------------------------------------------------------------------------
@@ -481,6 +485,10 @@ class Lattice:
     candidates: int = 3             # line lattices kept, best explaining first; the tile model tries
     accept: float = 0.5             # ... the next only when the squares looked this empty or more
     refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
+    turned: bool = True             # the tiles are read at last turned every way too, and the readings averaged
+    retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),))   # other ways to find the
+    #                                 lines (parameters changed), tried while no lattice's squares look like tiles
+    parts: int = 2                  # ... and then on each of the largest groups of tiles seen apart, this many
 
 
 LATTICE = Lattice()
@@ -808,6 +816,26 @@ class LayoutMap:
         lo = self.to_photo(np.array([cc.min(), rr.min()]) * self.stride)
         hi = self.to_photo(np.array([cc.max() + 1, rr.max() + 1]) * self.stride)
         return (*lo, *hi)
+
+
+def layout_parts(lmap: LayoutMap, params: Lattice = LATTICE) -> list[LayoutMap]:
+    """The groups of tile blocks that the layout map sees apart (clutter can look like tiles
+    too), each alone in a map of its own, most tile probability first, :attr:`Lattice.parts` at most.
+
+    >>> prob = np.zeros((12, 12)); prob[1:4, 1:4] = 0.9; prob[7:11, 6:11] = 0.8
+    >>> [round(float(p.prob.sum()), 1) for p in layout_parts(LayoutMap(prob, np.zeros_like(prob), 1.0))]
+    [16.0, 8.1]
+    """
+    import cv2
+
+    seen = (lmap.prob >= params.min_layout).astype(np.uint8)
+    count, comp = cv2.connectedComponents(seen, connectivity=8)
+    mass = sorted(((float(lmap.prob[comp == c].sum()), c) for c in range(1, count)), reverse=True)
+    parts = []
+    for _, c in mass[:params.parts]:
+        near = cv2.dilate((comp == c).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        parts.append(LayoutMap(np.where(near, lmap.prob, 0.0), lmap.log_size, lmap.scale, lmap.origin, lmap.stride))
+    return parts
 
 
 def layout_map(image: np.ndarray, model: str = "carcassonne-layout", params: Lattice = LATTICE,
@@ -1159,18 +1187,41 @@ class TileModel:
             c = parse_label(label)
             allowed[i] = c is None or c[1] == canonical_rotation(*c)
         self.allowed = allowed
+        # turned[k, i]: label i read on a crop turned k quarter turns clockwise
+        self.turned = np.zeros((4, len(self.labels)), np.int64)
+        for k in range(4):
+            for i, label in enumerate(self.labels):
+                c = parse_label(label)
+                self.turned[k, i] = i if c is None else self.labels.index(
+                    f"{c[0]}:{canonical_rotation(c[0], (c[1] + 90 * k) % 360)}")
 
-    def predict(self, crops: np.ndarray) -> TileReadings:
+    def predict(self, crops: np.ndarray, turned: bool = False) -> TileReadings:
+        """Read the crops; ``turned``: read each also turned by one, two and three quarter
+        turns, and average (the label probabilities geometrically, the meeple maps turned back).
+
+        >>> m = TileModel(); crops = np.random.default_rng(0).integers(0, 255, (3, m.size, m.size, 3), np.uint8)
+        >>> r = m.predict(crops, turned=True)
+        >>> r.probs.shape, bool(np.allclose(r.probs.sum(1), 1)), r.meeples.shape[1:]
+        ((3, 97), True, (11, 12, 12))
+        """
         if not len(crops):
             k = len(self.labels)
             return TileReadings(np.zeros((0, k)), np.zeros((0, 11, CUT.grid, CUT.grid)), np.zeros((0, 1)))
         x = normalise_tiles(crops)
+        quarters = range(4) if turned else range(1)
         name = self.session.get_inputs()[0].name
-        logits, maps, emb = self.session.run(None, {name: x})
+        n = len(x)
+        views = np.concatenate([np.rot90(x, -k, (2, 3)) for k in quarters]) if turned else x
+        logits, maps, emb = self.session.run(None, {name: np.ascontiguousarray(views)})
         if self.calibration is not None:
             logits = self.calibration.logits(emb, logits)
         logits = np.where(self.allowed[None], logits, -np.inf)
-        return TileReadings(_softmax(logits, 1), _softmax(maps, 1), emb)
+        logp = np.log(np.maximum(_softmax(logits, 1), 1e-12))
+        both = _softmax(maps, 1)
+        mean = sum(logp[k * n:(k + 1) * n][:, self.turned[k]] for k in quarters) / len(quarters)
+        mean = np.where(self.allowed[None], mean, -np.inf)
+        meeples = sum(np.rot90(both[k * n:(k + 1) * n], k, (2, 3)) for k in quarters) / len(quarters)
+        return TileReadings(_softmax(mean, 1), np.ascontiguousarray(meeples), emb[:n])
 
 
 def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
@@ -1281,7 +1332,9 @@ class MeepleFinding:
     spread: float = 1.8             # its colour and pose are summed this far around the peak (grid cells)
     same: float = 2.6               # a weaker peak of the same colour this near is the same meeple
     other: float = 1.2              # ... and of another colour
-    sure_pose: float = 0.8          # a pose this likely picks a field (lying) or not; else where it stands decides
+    lying_from: float = 0.7         # a meeple this likely lying is a farmer, else it stands (the pose
+    #                                 read leans to lying; measured on seeds 5 and 6, see the model card)
+    seam: float = 0.2               # meeples of a colour this near (tiles) across a tile edge are one, seen from both
 
 
 MEEPLES = MeepleFinding()
@@ -1342,6 +1395,26 @@ def find_meeples(square: tuple[int, int], mmap: np.ndarray, params: MeepleFindin
         conf = float(p[y, x] * cls[mine].sum() / max(cls.sum(), 1e-9))
         found.append(SeenMeeple(square, u, v, colour, lying, conf))
     return found
+
+
+def across_seams(seen: list[SeenMeeple], params: MeepleFinding = MEEPLES) -> list[SeenMeeple]:
+    """The meeples seen, each once: a meeple lying across a tile edge shows in the crops of
+    both tiles (each crop has a margin), and is kept on the tile it lies deeper in.
+
+    >>> a = SeenMeeple((0, 0), 0.5, 0.97, "red", 1.0, 0.9)     # near the south edge of (0, 0)
+    >>> b = SeenMeeple((0, 1), 0.52, 0.01, "red", 1.0, 0.95)   # ... the same one, seen from (0, 1)
+    >>> c = SeenMeeple((0, 1), 0.5, 0.02, "blue", 0.0, 0.9)    # another colour: another meeple
+    >>> [(m.square, m.colour) for m in across_seams([a, b, c])]
+    [((0, 0), 'red'), ((0, 1), 'blue')]
+    """
+    depth = lambda m: min(m.u, 1 - m.u, m.v, 1 - m.v)
+    kept: list[SeenMeeple] = []
+    for m in sorted(seen, key=depth, reverse=True):
+        if not any(k.colour == m.colour and k.square != m.square and math.hypot(
+                k.square[0] + k.u - m.square[0] - m.u, k.square[1] + k.v - m.square[1] - m.v) <= params.seam
+                   for k in kept):
+            kept.append(m)
+    return [m for m in seen if m in kept]
 
 
 # ---------------------------------------------------------------------------
@@ -1416,14 +1489,13 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
             best = [i for i in np.argsort(-p) if i != empty][0]
             alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
     meeples, mconf = [], []
-    for (x, y), (tile, rotation) in sorted(decoded.tiles.items(), key=lambda t: (t[0][1], t[0][0])):
-        if (x, y) not in main:
-            continue
-        for seen in find_meeples((x, y), cells[(x, y)][1], meeple_params):
-            sure = abs(seen.lying - 0.5) >= meeple_params.sure_pose - 0.5
-            feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > 0.5 if sure else None)
-            meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
-            mconf.append(seen.confidence)
+    seen_all = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
+                for seen in find_meeples(sq, cells[sq][1], meeple_params)]
+    for seen in across_seams(seen_all, meeple_params):
+        (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
+        feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
+        meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
+        mconf.append(seen.confidence)
     for i, c in enumerate(mconf):
         confidences[f"meeple:{i}"] = c
     layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
@@ -1496,23 +1568,41 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
                 params: Lattice = LATTICE):
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
+    While no lattice found has squares that the tile model takes for tiles,
+    the lines are looked for again in the other ways of :attr:`Lattice.retries`
+    (a table's own pattern can outvote the tiles' edges), then on each group of
+    tiles that the layout model sees apart (:func:`layout_parts`: clutter can
+    look like tiles); the lattice that looks most like tiles is read.
+
     After a first reading, the lattice is fitted again to the lines of the
     squares read as tiles (:func:`refit_to_tiles`) and the squares read again,
-    while that moves the tiles by more than a few percent of a tile.
+    while that moves the tiles by more than a few percent of a tile. At last
+    the tiles are read once more turned every way (:attr:`Lattice.turned`).
     """
-    lmap = look_closer(image, layout_map(image, layout_model, params), layout_model, params)
-    fit = find_lattice(image, lmap, params)
+    first = layout_map(image, layout_model, params)
+    chosen = None
+
+    def looked(lmap) -> bool:
+        """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
+        nonlocal chosen
+        for way in ((),) + params.retries:   # a busy table (a chequered cloth) can hide the tiles' lines
+            fit = find_lattice(image, lmap, replace(params, **dict(way)))
+            for candidate in [fit] + fit.others if fit is not None else []:   # runners-up while the best looks empty
+                tried = choose_lattice(image, candidate, model)
+                if chosen is None or tried[1] > chosen[1]:
+                    chosen = tried
+                if chosen[1] >= params.accept:
+                    return True
+        return False
+
+    if not looked(look_closer(image, first, layout_model, params)):
+        for part in layout_parts(first, params):    # each group of tiles seen apart from the others
+            if looked(look_closer(image, part, layout_model, params)):
+                break
     if clock is not None:
         clock.lap("lattice")
-    if fit is None:
+    if chosen is None:
         return None, {}
-    chosen = None
-    for candidate in [fit] + fit.others:       # the runners-up only when the best looks empty
-        tried = choose_lattice(image, candidate, model)
-        if chosen is None or tried[1] > chosen[1]:
-            chosen = tried
-        if chosen[1] >= params.accept:
-            break
     fit = chosen[0]
     cells = read_cells(image, fit, model, params)
     empty = model.labels.index(EMPTY)
@@ -1527,6 +1617,10 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
             break
         fit = again
         cells = read_cells(image, fit, model, params)
+    tiles = [sq for sq, (p, *_) in cells.items() if p[empty] < 0.5]
+    if params.turned and tiles:     # the tiles read once more, turned every way
+        r = model.predict(cut_tiles(image, fit.cell_to_image, tiles), turned=True)
+        cells.update({sq: (r.probs[n], r.meeples[n], r.embedding[n]) for n, sq in enumerate(tiles)})
     return fit, cells
 
 
