@@ -41,6 +41,8 @@ def test_models_load_and_are_small():
     total = sum((MODELS / f"{name}.onnx").stat().st_size for name in NAMES)
     assert total <= 3 * 2**20
     assert list(classifier("agricola-spaces").heads) == list(reader.SPACE_HEADS)
+    seen = reader.label_counts(classifier("agricola-spaces"))       # for reading the counts under an even prior
+    assert all(len(seen[h]) == len(reader.SPACE_HEADS[h]) and min(seen[h]) > 0 for h in reader.ASSEMBLE.even_prior_heads)
     assert classifier("agricola-fences").heads == {"fence": reader.FENCE_LABELS}
     x, _ = reader.mask_input(np.zeros((300, 400, 3), np.uint8), reader.FIND.mask_long_side)
     assert classifier("agricola-board").run(x).shape == (1, 1, x.shape[2] // 4, x.shape[3] // 4)
@@ -246,6 +248,14 @@ def test_a_missing_fence_that_makes_the_farm_legal_is_preferred():
     assert a.state == PASTURES and not a.findings
     assert a.changed == {"fence:v:1,5": (False, True)}
     assert a.flags[0] == "fence:v:1,5" and a.confidences["fence:v:1,5"] <= 0.5
+
+
+def test_a_fence_read_missing_fairly_surely_is_mended_where_a_warning_points_to_it():
+    probs, fence = confident(PASTURES)
+    fence[EDGES.index(Edge("v", 1, 5))] = 0.01            # sure enough not to be doubted by itself
+    a = reader.assemble_farm(probs, fence)
+    assert a.state == PASTURES and not a.findings
+    assert a.changed == {"fence:v:1,5": (False, True)} and "fence:v:1,5" in a.flags
 
 
 def test_a_count_over_capacity_takes_its_second_reading():

@@ -13,7 +13,9 @@ The stages, each with its parameters in one dataclass at the top:
    copy of the photo, and looks again at each marked region cut out of the
    photo, where the board fills its view; the region's outline is fitted
    with a quadrilateral (:func:`vision.locate.fit_quad`), its long sides
-   taken for the board's long sides.
+   taken for the board's long sides. Where no outline leads to the board
+   (a small board under glare), fainter regions are tried, their outlines
+   grown, as the mask stops short of such a board's edges.
 2. **Lock** (:func:`lock_to_grid`). The outline only says roughly where the
    board is; the fence slots say exactly. On the board rectified at 2.5 px/mm
    each of the 10 fence lines is looked for as a pair of parallel edges 6 mm
@@ -28,8 +30,11 @@ The stages, each with its parameters in one dataclass at the top:
 4. **Classify.** ``models/agricola-spaces.onnx`` reads a space: its kind,
    the house material of a room, a stable, which animal and how many (0-12,
    touching and stacked cubes included), which crop and how many, and the
-   family members. ``models/agricola-fences.onnx`` says fence or no fence,
-   whatever the player's colour. Both read colour pieces normalised by the
+   family members; its two count heads are read under an even prior
+   (:func:`even_prior`): training shows big counts far more often than play
+   leaves them, on purpose, and the model's leaning towards them is divided
+   out. ``models/agricola-fences.onnx`` says fence or no fence, whatever the
+   player's colour. Both read colour pieces normalised by the
    board's own white (:func:`normalise_colour`).
 5. **Assemble** (:func:`assemble_farm`). Each space is decoded jointly, so
    that it is one the rules allow (no grain on a room, no stable on a field);
@@ -115,7 +120,10 @@ class FindBoard:
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
     min_peak: float = 1.3            # a fence line's response over the median of those near it
     min_score: float = 1.25          # space-edge contrast needed to accept a board
-    sure_crossings: int = 16         # a lock agreeing on this many crossings ends the search
+    sure_crossings: int = 20         # a lock agreeing on this many crossings ends the search
+    faint_threshold: float = 0.3     # no board found: regions this likely a board are tried too ...
+    faint_min_area: float = 0.002    # ... down to this fraction of the photo ...
+    grow: tuple = (1.12, 1.25)       # ... with their outlines grown by these factors
 
 
 FIND = FindBoard()
@@ -141,10 +149,15 @@ class AssembleFarm:
 
     flag_below: float = 0.90         # confidence under which an element is flagged
     finding_penalty: float = 0.5     # a warning multiplies the confidence of what it names by this
-    doubt_below: float = 0.98        # only elements read with less confidence are tried again
+    doubt_below: float = 0.98        # only elements read with less confidence are tried again ...
+    near_doubt_below: float = 0.995  # ... or with less than this, where a warning names them or their space
     min_alternative: float = 0.01    # an alternative reading needs at least this probability
-    max_tries: int = 8               # the most doubtful elements tried
+    max_tries: int = 8               # the most doubtful elements tried, and at most ...
+    max_near_tries: int = 4          # ... this many more of those a warning names (or their edges)
     max_changes: int = 3             # elements changed together, at most
+    # the count heads are read as if every count had been equally common in training (where big
+    # counts are made common on purpose, :func:`crowded`): their training frequencies divided out
+    even_prior_heads: tuple = ("animals", "crops")
 
 
 ASSEMBLE = AssembleFarm()
@@ -344,8 +357,31 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     """
     prob, k = board_mask(image, models, params)
     regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
-    if not regions:
-        return None
+    found = lock_outlines(image, regions, models, params) if regions else None
+    if found is None:
+        # a board the network is unsure of (small, under glare) marks only a faint region, and its
+        # outline often stops short of the board's edges: faint regions too, the outlines grown
+        faint = replace(params, mask_threshold=params.faint_threshold, min_area=params.faint_min_area)
+        regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, faint)[:params.max_regions]]
+        if regions:
+            found = lock_outlines(image, regions, models, params, params.grow)
+    return found
+
+
+def grown(quad: np.ndarray, factor: float) -> np.ndarray:
+    """A quadrilateral scaled by ``factor`` about its centre.
+
+    >>> grown(np.float32([[0, 0], [2, 0], [2, 2], [0, 2]]), 1.5).tolist()
+    [[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]]
+    """
+    centre = quad.mean(axis=0)
+    return (centre + (quad - centre) * factor).astype(np.float32)
+
+
+def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: AgricolaModels = MODELS,
+                  params: FindBoard = FIND, grow: tuple = ()) -> Found | None:
+    """The board locked from the first of the outlines ``regions`` (photo pixels) that leads to
+    it, each looked at again closer; with ``grow``, only the outlines grown by these factors."""
     # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
     diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in regions)
     work, kw = image, 1.0
@@ -354,7 +390,7 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
         work, kw = shrink_to(image, wanted)
     to_work = np.array([[kw, 0, 0.5 * kw - 0.5], [0, kw, 0.5 * kw - 0.5], [0, 0, 1]])
     # a second look at each region, cut out of the photo: the board then fills the network's view
-    quads = []
+    quads, first_looks = [], []
     for quad in regions:
         quad = (quad + 0.5) * kw - 0.5
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
@@ -364,10 +400,18 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
         prob2, k2 = board_mask(work[y0:y1, x0:x1], models, params)
         closer = outline_candidates(prob2, params)[:1]
         quads += [(q + 0.5) / k2 - 0.5 + np.float32([x0, y0]) for q in closer] or [quad]
-    # an outline with one corner lost (to glare, a shadow, a piece over the edge): that corner
-    # put back where the other three say, each in turn; tried after the outlines as found
-    quads += [np.array([q[j - 1] + q[(j + 1) % 4] - q[(j + 2) % 4] if i == j else q[i] for i in range(4)],
-                       np.float32) for q in quads[:1] for j in range(4)]
+        if closer:
+            first_looks.append(quad)
+    # the second look can lose what the first saw (glare over part of the board): the first
+    # look's outlines are tried after the second's
+    quads += first_looks
+    if grow:
+        quads = [grown(q, f) for f in grow for q in quads]
+    else:
+        # an outline with one corner lost (to glare, a shadow, a piece over the edge): that corner
+        # put back where the other three say, each in turn; tried after the outlines as found
+        quads += [np.array([q[j - 1] + q[(j + 1) % 4] - q[(j + 2) % 4] if i == j else q[i] for i in range(4)],
+                           np.float32) for q in quads[:1] for j in range(4)]
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
     mm = board_corners_mm()
     best = None
@@ -378,6 +422,10 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
             locked, lines = lock_to_grid(gray, h, params)
+            if not lines and not np.allclose(locked, h):
+                # the far look moved the board part of the way (an outline off by more than the
+                # near looks reach): locked again from there
+                locked, lines = lock_to_grid(gray, locked, params)
             if not lines:
                 locked = h
             score = rectified_score(work, locked, params)
@@ -764,8 +812,10 @@ def prefer_legal(values: dict[str, Any], alternatives: dict[str, list], conf: di
                  off_board: dict, params: AssembleFarm = ASSEMBLE):
     """Change a few doubtful elements to their second reading where that makes the farm legal.
 
-    The most doubtful elements (up to ``max_tries``) are tried in every
-    combination of up to ``max_changes``, fewest first; the combination that
+    The most doubtful elements (up to ``max_tries``, and up to
+    ``max_near_tries`` more, read less surely than ``near_doubt_below``, of
+    those the warnings name and the edges of the spaces they name) are tried
+    in every combination of up to ``max_changes``, fewest first; the combination that
     leaves the fewest warnings, and of those the likeliest, is kept, if it
     leaves fewer warnings than the farm as read.
     Returns ``(values, farm, findings, changed)``.
@@ -774,9 +824,15 @@ def prefer_legal(values: dict[str, Any], alternatives: dict[str, list], conf: di
     findings = agricola.validate(farm)
     if not findings:
         return values, farm, findings, {}
-    doubtful = sorted((n for n in values if conf[n] < params.doubt_below and len(alternatives[n]) > 1
-                       and alternatives[n][1][1] >= params.min_alternative), key=lambda n: conf[n])
-    doubtful = doubtful[:params.max_tries]
+
+    def most_doubtful(names, below: float, k: int) -> list[str]:
+        return sorted((n for n in names if conf[n] < below and len(alternatives[n]) > 1
+                       and alternatives[n][1][1] >= params.min_alternative), key=lambda n: conf[n])[:k]
+    doubtful = most_doubtful(values, params.doubt_below, params.max_tries)
+    # and, read more surely, what the warnings name and the edges of the spaces they name
+    named = {n for f in findings for n in f.elements}
+    near = named | {e.name for e in EDGES if any(agricola.space_name(p) in named for p in e.spaces())}
+    doubtful += most_doubtful(near - set(doubtful), params.near_doubt_below, params.max_near_tries)
     best = (len(findings), 0.0, (), farm, findings)
     for size in range(1, params.max_changes + 1):
         for names in combinations(doubtful, size):
@@ -935,6 +991,30 @@ def read_pieces(model, crops: np.ndarray, white: np.ndarray, mirrors: int = 4) -
     return {h: pred.probs.reshape(len(views), n, -1).mean(axis=0) for h, pred in heads.items()}
 
 
+def even_prior(probs: dict[str, np.ndarray], seen: dict[str, list], heads=ASSEMBLE.even_prior_heads
+               ) -> dict[str, np.ndarray]:
+    """Each of ``heads`` read under an even prior: its probabilities divided by how often each
+    label was seen in training (``seen``, from the space model's metadata: :func:`label_counts`),
+    renormalised. Heads the model says nothing of are left as they are.
+
+    >>> probs = {"animals": np.array([[0.2, 0.3, 0.5]])}
+    >>> even_prior(probs, {"animals": [10, 10, 20]})["animals"].round(2).tolist()
+    [[0.27, 0.4, 0.33]]
+    """
+    out = dict(probs)
+    for head in heads:
+        if head in seen:
+            often = np.maximum(np.asarray(seen[head], np.float64), 1.0)
+            p = probs[head] / (often / often.sum())
+            out[head] = p / p.sum(axis=1, keepdims=True)
+    return out
+
+
+def label_counts(model) -> dict[str, list]:
+    """How often each head's labels were seen in training, from a model's metadata (empty if not told)."""
+    return json.loads(model.session.get_modelmeta().custom_metadata_map.get("label_counts", "{}"))
+
+
 def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
                   off_board: dict | None = None, models: AgricolaModels = MODELS):
     """Read an Agricola farmyard from a decoded photo (the stages after decoding).
@@ -957,7 +1037,8 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     clock.lap("rectify")
     spaces, fences = cut_spaces(small), cut_fences(small)
     clock.lap("cut")
-    space_probs = read_pieces(classifier(models.spaces), spaces, white)
+    space_model = classifier(models.spaces)
+    space_probs = even_prior(read_pieces(space_model, spaces, white), label_counts(space_model))
     fence_p = read_pieces(classifier(models.fences), fences, white, mirrors=1)["fence"][:, 1]
     clock.lap("classify")
     corners = found.corners
@@ -1066,7 +1147,7 @@ class Training:
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
-    space_epochs: int = 12
+    space_epochs: int = 20
     fence_epochs: int = 4
     batch: int = 128
     lr: float = 3e-3
@@ -1386,6 +1467,16 @@ def space_selection(targets: np.ndarray, rng: np.random.Generator, params: Train
     return np.concatenate([np.flatnonzero(keep), np.flatnonzero(keep & many)])
 
 
+def training_label_counts(targets: np.ndarray) -> dict[str, list[int]]:
+    """How often each label of each space head is learnt from (for :func:`even_prior`).
+
+    >>> training_label_counts(np.array([space_targets(Space("empty", sheep=2), "wood")]))["animals"][:4]
+    [0, 0, 1, 0]
+    """
+    return {head: np.bincount(targets[:, i][targets[:, i] >= 0], minlength=len(labels)).tolist()
+            for i, (head, labels) in enumerate(SPACE_HEADS.items())}
+
+
 def train_space_net(crops, targets, white, params: Training, seed: int, log=print):
     import torch
     import torch.nn.functional as F
@@ -1483,6 +1574,7 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     spaces = train_space_net(sx[pick], sy[pick], sw[pick], params, seed + 1, log)
     export(spaces, out / "agricola-spaces.onnx", (3, CUT.space_px, CUT.space_px),
            {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.normalise_colour",
+            "label_counts": training_label_counts(sy[pick]),
             "trained": trained | {"spaces": len(pick)}}, params)
     fences = train_fence_net(fx, fy, fw, params, seed + 2, log)
     export(fences, out / "agricola-fences.onnx", (3, CUT.fence_wide_px, CUT.fence_len_px),

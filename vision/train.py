@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from scoring import avenue
-from vision.cells import CUT, column_boxes, cut, cut_cells, cut_column
+from vision.cells import CUT, PRINTED_CUT, column_boxes, cut, cut_cells, cut_column
 from vision.geometry import AVENUE
 
 CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
@@ -64,10 +64,13 @@ class Training:
     photo_megapixels: tuple = (1.0, 6.0)
     flat_sheets: int = 400            # flat sheets, jittered and cut
     columns: int = 2500               # extra score columns (numbers as played)
+    cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
+    cell_photo_megapixels: tuple = (4.0, 12.0)
+    faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
     printed_sheets: int = 250         # sheets of random layouts, blank or played, for the template model
     px_per_mm: float = 4.0            # the rectified frame, as read (vision.rectify)
     width: int = 12                   # channels of the first convolution (then x2, x4)
-    epochs: int = 12                  # for the cell model; the others:
+    epochs: int = 9                   # for the cell model; the others:
     column_epochs: int = 10
     printed_epochs: int = 4
     batch: int = 128
@@ -155,6 +158,63 @@ def flat_pieces(n: int, rng: np.random.Generator, params: Training):
     return np.concatenate(cells), np.array(cell_y), np.concatenate(column), np.array(column_y)
 
 
+def faint_player(rng: np.random.Generator):
+    """A player whose roads are hard to see: a light pencil, or a thin pen running dry.
+
+    >>> faint_player(np.random.default_rng(0)).pen.opacity <= 0.7
+    True
+    """
+    from vision.render import avenue as draw
+
+    player = draw.random_player(rng, "train")
+    if rng.random() < 0.6:
+        grey = float(rng.uniform(0.25, 0.55))
+        pen = draw.Pen("pencil", (grey, grey, grey + 0.03), float(rng.uniform(0.25, 0.65)),
+                       float(rng.uniform(0.3, 0.65)))
+    else:
+        pen = draw.Pen("ballpoint", tuple(float(c) for c in rng.uniform(0.0, 0.6, 3)),
+                       float(rng.uniform(0.25, 0.45)), float(rng.uniform(0.45, 0.7)))
+    return replace(player, pen=pen, column_pen=pen)
+
+
+def cast_shadow(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A soft shadow over part of a flat sheet (a hand, a phone, a cup), and now and then
+    a thin dark arc (a coffee ring, a table edge seen through thin paper)."""
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    shade = np.ones((h, w), np.float32)
+    if rng.random() < 0.8:
+        cx, cy = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
+        r = rng.uniform(0.2, 0.8) * w
+        d = np.hypot((xx - cx) / rng.uniform(0.5, 2.0), yy - cy) - r      # inside the ellipse: negative
+        edge = rng.uniform(2, 40)
+        shade *= 1 - rng.uniform(0.1, 0.5) / (1 + np.exp(np.clip(d / edge, -30, 30)))
+    if rng.random() < 0.4:
+        ring = np.zeros((h, w), np.float32)
+        centre = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        axes = (int(rng.uniform(30, 200)), int(rng.uniform(30, 200)))
+        cv2.ellipse(ring, centre, axes, float(rng.uniform(0, 180)), 0, float(rng.uniform(90, 360)), 1.0,
+                    int(rng.integers(1, 4)), cv2.LINE_AA)
+        ring = cv2.GaussianBlur(ring, (0, 0), rng.uniform(0.5, 2.0))
+        shade *= 1 - ring * rng.uniform(0.1, 0.35)
+    return np.clip(img.astype(np.float32) * shade[:, :, None], 0, 255).astype(np.uint8)
+
+
+def faint_pieces(n: int, rng: np.random.Generator, params: Training):
+    """Cells of ``n`` flat sheets drawn by :func:`faint_player`, most under a shadow, jittered."""
+    from vision.render import avenue as draw
+
+    cells, labels = [], []
+    for _ in range(n):
+        sheet = draw.random_state(rng, "random" if rng.random() < 0.3 else None)
+        flat = draw.draw_sheet(sheet, rng, px_per_mm=params.px_per_mm, player=faint_player(rng))
+        if rng.random() < 0.7:
+            flat = cast_shadow(flat, rng)
+        cells.append(cut_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm))
+        labels += sheet_labels(sheet)[0]
+    return np.concatenate(cells), np.array(labels)
+
+
 def column_pieces(n: int, rng: np.random.Generator, params: Training):
     """Score-column boxes: many hands writing on a few printed sheets."""
     from vision.render import avenue as draw
@@ -192,7 +252,7 @@ def printed_pieces(n: int, rng: np.random.Generator, params: Training):
         else:
             img = draw.draw_printed(template, draw.random_style(rng), params.px_per_mm, rng)
         img = jitter_sheet(img, rng, params.px_per_mm)
-        pieces.append(cut_cells(img, params.px_per_mm))
+        pieces.append(cut_cells(img, params.px_per_mm, AVENUE, PRINTED_CUT))
         labels += [PRINTED_LABELS.index(p.token) for row in template.cells for p in row]
     return np.concatenate(pieces), np.array(labels)
 
@@ -369,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
                                  log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
     params = TRAINING
     if args.quick:
-        params = replace(params, photos=8, flat_sheets=30, columns=60, printed_sheets=10, epochs=2,
+        params = replace(params, photos=8, flat_sheets=30, columns=60, printed_sheets=10, epochs=2, cell_photos=4,
+                         faint_sheets=10,
                          held_out_photos=4)
     torch.set_num_threads(params.threads)
     cv2.setNumThreads(params.threads)
@@ -397,10 +458,21 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
     pc, pcy, pk, pky = photo_pieces(params.photos, seed, params, log)
     log(f"drawing {params.flat_sheets} flat sheets")
     fc, fcy, fk, fky = flat_pieces(params.flat_sheets, rng, params)
-    log(f"writing {params.columns} score columns")
-    kk, kky = column_pieces(params.columns, rng, params)
     cells, cell_y = np.concatenate([pc, fc]), np.concatenate([pcy, fcy])
-    column, column_y = np.concatenate([pk, fk, kk]), np.concatenate([pky, fky, kky])
+    column, column_y = np.concatenate([pk, fk]), np.concatenate([pky, fky])
+    if "column" in which:
+        log(f"writing {params.columns} score columns")
+        kk, kky = column_pieces(params.columns, rng, params)
+        column, column_y = np.concatenate([column, kk]), np.concatenate([column_y, kky])
+    if "cells" in which:            # the cell model's own extra data, from a stream of its own
+        log(f"rendering {params.cell_photos} more photos ({params.cell_photo_megapixels[0]:g}-"
+            f"{params.cell_photo_megapixels[1]:g} MP) for the cells")
+        xc, xcy, _, _ = photo_pieces(params.cell_photos, seed + 20_000,
+                                     replace(params, photo_megapixels=params.cell_photo_megapixels), log)
+        log(f"drawing {params.faint_sheets} flat sheets in faint pens, under shadows")
+        ac, acy = faint_pieces(params.faint_sheets, np.random.default_rng([seed, 3]), params)
+        pc = np.concatenate([pc, xc])
+        cells, cell_y = np.concatenate([cells, xc, ac]), np.concatenate([cell_y, xcy, acy])
     log(f"{len(cells)} cells ({len(pc)} from photos), {len(column)} column boxes ({len(pk)} from photos)")
 
     data = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
@@ -460,7 +532,8 @@ grapes, with their number). `scorelens template` uses it to propose the layout o
 from a photo of a blank sheet; the user confirms or edits the proposal.
 
 - **File:** `models/avenue-printed.onnx`, {size / 1024:.0f} KiB, ONNX opset {params.opset}, 40 x 40
-  grey pieces as cut by `vision.cells` (labels in the metadata).
+  grey pieces as cut by `vision.cells` with `PRINTED_CUT` (plainly scaled, not the ink-keeping
+  cut of the cell model; labels in the metadata).
 - **Trained by:** `python -m vision.train --game avenue --seed {seed}` ({seconds:.0f} s).
 - **Data:** {len(pieces)} cells of {params.printed_sheets} random layouts
   (`vision.render.avenue.random_template`) in our renderer's classic art, half blank and half
@@ -482,6 +555,18 @@ def write_card(path: Path, name: str, reads: str, labels: list[str], facts: dict
     total, from_photos = facts[kind]
     size = (path.with_suffix(".onnx")).stat().st_size
     acc = "\n".join(f"| {k} | {v * 100:.2f}% |" for k, v in accuracy.items())
+    epochs = p.epochs if kind == "cells" else p.column_epochs
+    if kind == "cells":
+        sources = (f"{from_photos} cut from {p.photos + p.cell_photos} synthetic phone photos ({p.photos} at "
+                   f"{p.photo_megapixels[0]:g}-{p.photo_megapixels[1]:g} MP, {p.cell_photos} at "
+                   f"{p.cell_photo_megapixels[0]:g}-{p.cell_photo_megapixels[1]:g} MP)\n  by this reader's own "
+                   f"locate, rectify and cut stages; the rest from {p.flat_sheets} flat sheets and\n  "
+                   f"{p.faint_sheets} more in faint pens (light pencil, thin pens running dry), most under a "
+                   f"soft shadow or a ring,\n  all")
+    else:
+        sources = (f"{from_photos} cut from {p.photos} synthetic phone photos\n  ({p.photo_megapixels[0]:g}-"
+                   f"{p.photo_megapixels[1]:g} MP) by this reader's own locate, rectify and cut\n  stages; the "
+                   f"rest from {p.flat_sheets} flat sheets and {p.columns} extra score columns\n ")
     path.write_text(f"""# {name}
 
 Reads {reads}, from a 40 x 40 grey piece cut by `vision.cells` out of the
@@ -495,11 +580,8 @@ sheet rectified by `vision.rectify` (4 px/mm), scaled by
 - **Trained by:** `python -m vision.train --game avenue --seed {facts["seed"]}` (this model:
   {facts["seconds"]} s wall-clock, data included, on this machine's 2 CPU cores shared with other jobs).
 - **Data:** {total} synthetic pieces, all drawn by `vision.render` with handwriting from the
-  `train` split: {from_photos} cut from {p.photos} synthetic phone photos
-  ({p.photo_megapixels[0]:g}-{p.photo_megapixels[1]:g} MP) by this reader's own locate, rectify and cut
-  stages; the rest from {p.flat_sheets} flat sheets{f" and {p.columns} extra score columns" if kind == "column" else ""}
-  put slightly off their frame, blurred, unevenly lit, noised and JPEG-compressed. Each batch
-  augmented again (shift, rotation, scale, contrast, blur, noise); {facts.get("epochs", p.epochs)} epochs of AdamW.
+  `train` split: {sources} put slightly off their frame, blurred, unevenly lit, noised and JPEG-compressed. Each batch
+  augmented again (shift, rotation, scale, contrast, blur, noise); {epochs} epochs of AdamW.
 
 ## Accuracy
 
