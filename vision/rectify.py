@@ -100,7 +100,9 @@ def grid_intersections(geometry: AvenueSheet = AVENUE) -> np.ndarray:
 def _peak(profile: np.ndarray) -> tuple[float, float]:
     """Sub-pixel position of a profile's maximum, and its height over the median."""
     i = int(np.argmax(profile))
-    med = float(np.median(profile)) + 1e-3
+    n = len(profile)                 # np.median, without its overhead (this runs ~500 times a photo)
+    part = np.partition(profile, [(n - 1) // 2, n // 2])
+    med = 0.5 * float(part[(n - 1) // 2] + part[n // 2]) + 1e-3
     height = float(profile[i]) / med
     if 0 < i < len(profile) - 1:
         a, b, c = profile[i - 1], profile[i], profile[i + 1]
