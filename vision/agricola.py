@@ -894,6 +894,7 @@ def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_b
         conf[e.name] = max(pf, 1 - pf)
 
     values, farm, findings, changed = prefer_legal(values, alternatives, conf, house, off_board, params)
+    conf["house"] = house_conf                # the rooms' material, editable in review as ``house``
     for name, (_, kept) in changed.items():
         conf[name] = min(next(p for v, p in alternatives[name] if v == kept), 0.5)
     # warnings lower the confidence of what they name
