@@ -715,9 +715,12 @@ def validate(farm: Farm) -> list[Finding]:
             found.append(Finding("animals-without-place",
                                  f"{space_name(p)}: {space.animals} animal(s) {where}", (space_name(p),)))
 
-    # rooms and fields lie together
-    for kind, plural in (("room", "rooms"), ("field", "fields")):
-        groups = _flood(yard.where(lambda s: s.kind == kind), lambda edge: True)
+    # rooms lie together, and so do fields, and so do pastures (a fence between two
+    # pastures does not part them)
+    groups_of = {"rooms": _flood(yard.where(lambda s: s.kind == "room"), lambda edge: True),
+                 "fields": _flood(yard.where(lambda s: s.kind == "field"), lambda edge: True),
+                 "pastures": _flood(pasture_of, lambda edge: True)}
+    for plural, groups in groups_of.items():
         if len(groups) > 1:
             largest = max(groups, key=len)
             apart = sorted(p for group in groups if group is not largest for p in group)

@@ -575,6 +575,14 @@ def test_fields_not_contiguous():
     assert "fields-not-contiguous" not in codes(farm("R", "F", "F", "F", "F", ".", "F"))
 
 
+def test_pastures_not_contiguous():
+    # two one-space pastures with a space between them
+    f = fence(farm(*["."] * 10, ".s1", ".", ".s1"), {(2, 0)}, {(2, 2)})
+    assert finding(f, "pastures-not-contiguous").elements == ("space:2,2",)
+    # side by side, parted by a fence, they lie together
+    assert "pastures-not-contiguous" not in codes(fence(farm(*["."] * 10, ".s1", ".s1"), {(2, 0)}, {(2, 1)}))
+
+
 def test_warnings_do_not_stop_scoring():
     f = farm("Rp3", "Rp3", "Fs1", *["S"] * 5)
     card = score(f)

@@ -120,7 +120,8 @@ class FindBoard:
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
     min_peak: float = 1.3            # a fence line's response over the median of those near it
     min_score: float = 1.25          # space-edge contrast needed to accept a board
-    sure_crossings: int = 20         # a lock agreeing on this many crossings ends the search
+    sure_crossings: int = 20         # a lock agreeing on this many crossings ends the search ...
+    lock_area: tuple = (0.7, 1.45)   # ... if the board it gives has this share of its outline's area
     faint_threshold: float = 0.3     # no board found: regions this likely a board are tried too ...
     faint_min_area: float = 0.002    # ... down to this fraction of the photo ...
     grow: tuple = (1.12, 1.25)       # ... with their outlines grown by these factors
@@ -429,18 +430,34 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             if not lines:
                 locked = h
             score = rectified_score(work, locked, params)
-            if best is None or (lines > 0, score) > (best[2] > 0, best[0]):
-                best = (score, locked, lines)
-            if lines >= params.sure_crossings and score >= params.min_score:
+            # a lock onto part of the board (its inner fence lines) or past it is kept only
+            # while nothing better is found
+            plausible = lines > 0 and _plausible(locked, h, params)
+            if best is None or (lines > 0, plausible, score) > (best[2] > 0, best[3], best[0]):
+                best = (score, locked, lines, plausible)
+            if plausible and lines >= params.sure_crossings and score >= params.min_score:
                 break
-        if best[2] >= params.sure_crossings and best[0] >= params.min_score:
+        if best[3] and best[2] >= params.sure_crossings and best[0] >= params.min_score:
             break
     if best[0] < params.min_score:
         return None
-    score, h, lines = best
+    score, h, lines, _ = best
     h = np.linalg.inv(to_work) @ h
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
     return Found(corners, h, score, lines)
+
+
+def _plausible(locked: np.ndarray, outline: np.ndarray, params: FindBoard = FIND) -> bool:
+    """Whether a lock keeps about the size of the outline it started from.
+
+    >>> h = np.diag([2.0, 2.0, 1.0])
+    >>> _plausible(h, h), _plausible(np.diag([1.2, 1.2, 1.0]), h)
+    (True, False)
+    """
+    mm = board_corners_mm()[None]
+    area = lambda hm: abs(cv2.contourArea(cv2.perspectiveTransform(mm, hm)[0].astype(np.float32)))
+    ratio = area(locked) / max(area(outline), 1e-6)
+    return params.lock_area[0] <= ratio <= params.lock_area[1]
 
 
 def rectified_score(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> float:

@@ -116,7 +116,10 @@ def _try_farm(rng) -> Farm | None:
 
     pastures: list[set] = []
     for _ in range(int(rng.integers(0, 5))):
-        open_ = sorted(free - {p for past in pastures for p in past})
+        taken = {p for past in pastures for p in past}
+        open_ = sorted(free - taken)
+        if taken:       # a new pasture borders the ones already fenced
+            open_ = [p for p in open_ if any(q in taken for _, q in agricola.sides(p))]
         if not open_:
             break
         start = open_[int(rng.integers(len(open_)))]
