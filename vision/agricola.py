@@ -69,7 +69,7 @@ import time
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -124,7 +124,12 @@ class FindBoard:
     lock_area: tuple = (0.7, 1.45)   # ... if the board it gives has this share of its outline's area
     faint_threshold: float = 0.3     # no board found: regions this likely a board are tried too ...
     faint_min_area: float = 0.002    # ... down to this fraction of the photo ...
-    grow: tuple = (1.12, 1.25)       # ... with their outlines grown by these factors
+    grow: tuple = (1.12, 1.25)       # ... with their outlines grown by these factors, after ...
+    faint_look_margin: float = 1.5   # ... a second look this much wider (a faint region can be a small part of the board)
+    neighbours: bool = True          # a lock that is not sure is tried again a space over, or a row
+    neighbour_gain: float = 1.15     # ... or column wider or narrower; kept if it scores this much more
+    neighbour_rounds: int = 3        # ... and from there again, at most this many times
+    cover_slack: float = 0.02        # ... and if it covers the board mask at most this much less
 
 
 FIND = FindBoard()
@@ -358,14 +363,14 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     """
     prob, k = board_mask(image, models, params)
     regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
-    found = lock_outlines(image, regions, models, params) if regions else None
+    found = lock_outlines(image, regions, models, params, mask=(prob, k)) if regions else None
     if found is None:
         # a board the network is unsure of (small, under glare) marks only a faint region, and its
         # outline often stops short of the board's edges: faint regions too, the outlines grown
         faint = replace(params, mask_threshold=params.faint_threshold, min_area=params.faint_min_area)
         regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, faint)[:params.max_regions]]
         if regions:
-            found = lock_outlines(image, regions, models, params, params.grow)
+            found = lock_outlines(image, regions, models, params, params.grow, mask=(prob, k))
     return found
 
 
@@ -380,9 +385,11 @@ def grown(quad: np.ndarray, factor: float) -> np.ndarray:
 
 
 def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: AgricolaModels = MODELS,
-                  params: FindBoard = FIND, grow: tuple = ()) -> Found | None:
+                  params: FindBoard = FIND, grow: tuple = (), mask: tuple | None = None) -> Found | None:
     """The board locked from the first of the outlines ``regions`` (photo pixels) that leads to
-    it, each looked at again closer; with ``grow``, only the outlines grown by these factors."""
+    it, each looked at again closer; with ``grow``, only the outlines grown by these factors.
+    ``mask`` is the photo's board probability and its scale (:func:`board_mask`), which a lock
+    moved to a neighbouring set of fence lines must cover as well as the lock it replaces."""
     # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
     diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in regions)
     work, kw = image, 1.0
@@ -391,11 +398,11 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         work, kw = shrink_to(image, wanted)
     to_work = np.array([[kw, 0, 0.5 * kw - 0.5], [0, kw, 0.5 * kw - 0.5], [0, 0, 1]])
     # a second look at each region, cut out of the photo: the board then fills the network's view
-    quads, first_looks = [], []
+    quads, first_looks, second_looks = [], [], []
     for quad in regions:
         quad = (quad + 0.5) * kw - 0.5
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
-        m = params.second_look_margin * max(x1 - x0, y1 - y0)
+        m = (params.faint_look_margin if grow else params.second_look_margin) * max(x1 - x0, y1 - y0)
         x0, y0 = max(0, int(x0 - m)), max(0, int(y0 - m))
         x1, y1 = min(work.shape[1], int(x1 + m) + 1), min(work.shape[0], int(y1 + m) + 1)
         prob2, k2 = board_mask(work[y0:y1, x0:x1], models, params)
@@ -403,11 +410,14 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         quads += [(q + 0.5) / k2 - 0.5 + np.float32([x0, y0]) for q in closer] or [quad]
         if closer:
             first_looks.append(quad)
+            second_looks.append(quads[-1])
     # the second look can lose what the first saw (glare over part of the board): the first
     # look's outlines are tried after the second's
     quads += first_looks
     if grow:
-        quads = [grown(q, f) for f in grow for q in quads]
+        # a faint region is looked at again much wider: what the network then sees is tried as
+        # it is, and every outline grown
+        quads = second_looks + [grown(q, f) for f in grow for q in quads]
     else:
         # an outline with one corner lost (to glare, a shadow, a piece over the edge): that corner
         # put back where the other three say, each in turn; tried after the outlines as found
@@ -434,17 +444,97 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             # while nothing better is found
             plausible = lines > 0 and _plausible(locked, h, params)
             if best is None or (lines > 0, plausible, score) > (best[2] > 0, best[3], best[0]):
-                best = (score, locked, lines, plausible)
+                best = (score, locked, lines, plausible, h)
             if plausible and lines >= params.sure_crossings and score >= params.min_score:
                 break
         if best[3] and best[2] >= params.sure_crossings and best[0] >= params.min_score:
             break
+    if params.neighbours and best[2] > 0 and not (best[3] and best[2] >= params.sure_crossings):
+        cover = None
+        if mask is not None:
+            to_mask = np.array([[mask[1] / kw, 0, 0.5 * mask[1] / kw - 0.5], [0, mask[1] / kw, 0.5 * mask[1] / kw - 0.5],
+                                [0, 0, 1]])
+            cover = lambda hw: mask_cover(mask[0], cv2.perspectiveTransform(mm[None], to_mask @ hw)[0], params)
+        best = _try_neighbours(gray, work, best, params, cover)
     if best[0] < params.min_score:
         return None
-    score, h, lines, _ = best
+    score, h, lines = best[:3]
     h = np.linalg.inv(to_work) @ h
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
     return Found(corners, h, score, lines)
+
+
+def neighbour_moves(g: AgricolaBoard = AGRICOLA) -> list[np.ndarray]:
+    """Board-millimetre maps a lock onto the wrong fence lines needs: a space over in each
+    direction, or one column or row more or fewer, kept at either end.
+
+    A lock that took a fence line for its neighbour is wrong by one of these.
+
+    >>> len(neighbour_moves())
+    12
+    >>> neighbour_moves()[0] @ np.array([15.0, 15.0, 1.0])
+    array([65., 15.,  1.])
+    """
+    moves = [np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+             for dx, dy in ((g.pitch_mm, 0), (-g.pitch_mm, 0), (0, g.pitch_mm), (0, -g.pitch_mm))]
+    for axis, count, first, last in ((0, g.cols, g.line_x(0), g.line_x(g.cols)),
+                                     (1, g.rows, g.line_y(0), g.line_y(g.rows))):
+        for k in (count + 1, count - 1):
+            f = k / count
+            for anchor in (first, last):
+                m = np.eye(3)
+                m[axis, axis], m[axis, 2] = f, anchor * (1 - f)
+                moves.append(m)
+    return moves
+
+
+def mask_cover(prob: np.ndarray, quad: np.ndarray, params: FindBoard = FIND) -> float:
+    """How well a board outline ``quad`` (pixels of the mask ``prob``) covers the board the mask
+    sees: the intersection over union with its pixels above ``mask_threshold``.
+
+    >>> prob = np.zeros((10, 10), np.float32); prob[2:6, 2:6] = 1
+    >>> mask_cover(prob, np.float32([[2, 2], [5, 2], [5, 5], [2, 5]]))
+    1.0
+    >>> round(mask_cover(prob, np.float32([[2, 4], [5, 4], [5, 7], [2, 7]])), 3)
+    0.333
+    """
+    board = prob > params.mask_threshold
+    inside = np.zeros(prob.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+    inside = inside.astype(bool)
+    return float((board & inside).sum() / max(1, (board | inside).sum()))
+
+
+def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: tuple, params: FindBoard = FIND,
+                    cover: Callable | None = None) -> tuple:
+    """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
+
+    The best-scoring neighbour that agrees on some crossings and keeps about
+    its outline's size replaces the lock if it scores ``neighbour_gain`` times
+    more, and the search goes on from there (``neighbour_rounds`` times at
+    most). The last lock on that path that covers the board mask about as
+    well as the first (``cover``, ``cover_slack``) is kept: a lock one space
+    over explains the inner fence lines as well, but not the board's place.
+    """
+    outline = best[4]
+    path = [best]
+    for _ in range(params.neighbour_rounds):
+        score, h = path[-1][0], path[-1][1]
+        step = None
+        for move in neighbour_moves():
+            locked, found = lock_to_grid(gray, h @ move, params)
+            if not found or not _plausible(locked, outline, params):
+                continue
+            s = rectified_score(work, locked, params)
+            if s > params.neighbour_gain * score and (step is None or s > step[0]):
+                step = (s, locked, found, True, outline)
+        if step is None:
+            break
+        path.append(step)
+    if cover is None or len(path) == 1:
+        return path[-1]
+    first = cover(best[1])
+    return next((p for p in reversed(path[1:]) if cover(p[1]) >= first - params.cover_slack), best)
 
 
 def _plausible(locked: np.ndarray, outline: np.ndarray, params: FindBoard = FIND) -> bool:
