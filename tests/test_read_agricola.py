@@ -281,3 +281,33 @@ def test_turned_readings_are_the_right_way_up():
     assert all((turned_probs[h] == probs[h]).all() for h in probs) and (turned_fence == fence).all()
     room = probs["kind"][:, 1].reshape(3, 5)
     assert reader.upright(room) and not reader.upright(room[::-1, ::-1])
+
+
+# ---------------------------------------------------------------------------
+# Locking onto the board
+
+
+@pytest.mark.parametrize("move", range(4))
+def test_a_lock_a_space_over_is_moved_back(move):
+    """A lock that took each fence line for its neighbour (the board a space over) is tried a
+    space over again, and the lock that explains the board's edges and covers its mask wins."""
+    from vision.photo import decode_bytes
+    from vision.render import render_jpeg
+
+    data, truth = render_jpeg("agricola", 31, megapixels=3, split="test")
+    photo = decode_bytes(data)
+    image, k = photo.image, photo.scale
+    mm = reader.board_corners_mm()
+    corners = (np.float32(truth["corners"]) + 0.5) / k - 0.5
+    right = cv2.getPerspectiveTransform(mm, corners)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    wrong, lines = reader.lock_to_grid(gray, right @ reader.neighbour_moves()[move])
+    px_per_mm = np.linalg.norm(corners[1] - corners[0]) / reader.AGRICOLA.width_mm
+    off = lambda h: float(np.abs(cv2.perspectiveTransform(mm[None], h)[0] - corners).max()) / px_per_mm
+    assert lines and off(wrong) > 30                      # millimetres: locked a space over
+    prob, kp = reader.board_mask(image)
+    to_mask = np.array([[kp, 0, 0.5 * kp - 0.5], [0, kp, 0.5 * kp - 0.5], [0, 0, 1]])
+    cover = lambda h: reader.mask_cover(prob, cv2.perspectiveTransform(mm[None], to_mask @ h)[0])
+    best = (reader.rectified_score(image, wrong), wrong, lines, True, right)
+    moved = reader._try_neighbours(gray, image, best, reader.FIND, cover)
+    assert off(moved[1]) < 3 and moved[0] > best[0]       # back where it belongs, and scoring more

@@ -130,6 +130,7 @@ class FindBoard:
     neighbour_gain: float = 1.15     # ... or column wider or narrower; kept if it scores this much more
     neighbour_rounds: int = 3        # ... and from there again, at most this many times
     cover_slack: float = 0.02        # ... and if it covers the board mask at most this much less
+    cover_gain: float = 0.1          # a neighbour covering the mask this much better needs only to score more
 
 
 FIND = FindBoard()
@@ -509,32 +510,35 @@ def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: tuple, params: Fin
                     cover: Callable | None = None) -> tuple:
     """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
 
-    The best-scoring neighbour that agrees on some crossings and keeps about
-    its outline's size replaces the lock if it scores ``neighbour_gain`` times
-    more, and the search goes on from there (``neighbour_rounds`` times at
-    most). The last lock on that path that covers the board mask about as
-    well as the first (``cover``, ``cover_slack``) is kept: a lock one space
-    over explains the inner fence lines as well, but not the board's place.
+    The best neighbour that agrees on some crossings and keeps about its
+    outline's size replaces the lock if it scores ``neighbour_gain`` times
+    more, or more and covers the board mask (``cover``) clearly better
+    (``cover_gain``); the search goes on from there (``neighbour_rounds``
+    times at most). The last lock on that path that covers the mask about as
+    well as the first (``cover_slack``) is kept: a lock one space over
+    explains the inner fence lines as well, but not the board's place.
     """
     outline = best[4]
-    path = [best]
+    covered = cover or (lambda h: 0.0)
+    path = [(best, covered(best[1]))]
     for _ in range(params.neighbour_rounds):
-        score, h = path[-1][0], path[-1][1]
+        (score, h, *_), c0 = path[-1]
         step = None
         for move in neighbour_moves():
             locked, found = lock_to_grid(gray, h @ move, params)
             if not found or not _plausible(locked, outline, params):
                 continue
             s = rectified_score(work, locked, params)
-            if s > params.neighbour_gain * score and (step is None or s > step[0]):
-                step = (s, locked, found, True, outline)
+            if s <= score or (step is not None and s <= step[0][0]):
+                continue
+            c = covered(locked)
+            if s > params.neighbour_gain * score or (cover and c > c0 + params.cover_gain):
+                step = ((s, locked, found, True, outline), c)
         if step is None:
             break
         path.append(step)
-    if cover is None or len(path) == 1:
-        return path[-1]
-    first = cover(best[1])
-    return next((p for p in reversed(path[1:]) if cover(p[1]) >= first - params.cover_slack), best)
+    first = path[0][1]
+    return next((lock for lock, c in reversed(path[1:]) if c >= first - params.cover_slack), best)
 
 
 def _plausible(locked: np.ndarray, outline: np.ndarray, params: FindBoard = FIND) -> bool:
