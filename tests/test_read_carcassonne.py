@@ -85,6 +85,53 @@ def test_turning_a_crop_turns_the_reading():
 
 
 # ---------------------------------------------------------------------------
+# The meeple model
+
+
+def test_meeple_model_tells_standing_from_lying_and_sees_no_meeple_where_there_is_none():
+    """Windows cut where the truth puts each meeple's foot (and some clear of every meeple) on two
+    held-out photos (split test): each pose read right at least 90% of the time."""
+    from vision.photo import decode_bytes
+    from vision.render import render_jpeg
+    from vision.train import carcassonne_meeple_crops
+
+    model = reader.MeepleModel()
+    right, total = np.zeros(3), np.zeros(3)
+    for seed in (904, 905):
+        data, truth = render_jpeg("carcassonne", seed, megapixels=4, split="test")
+        photo = decode_bytes(data, "rendered")
+        crops, labels = carcassonne_meeple_crops(truth, photo.image, photo.scale, np.random.default_rng(seed))
+        got = model.predict(crops).argmax(1)
+        for pose in range(3):
+            right[pose] += ((got == pose) & (labels == pose)).sum()
+            total[pose] += (labels == pose).sum()
+    assert total.min() >= 5, total
+    assert (right / total >= 0.9).all(), dict(zip(reader.POSES, zip(right, total)))
+    assert (Path(reader.__file__).parent.parent / "models" / "carcassonne-meeples.onnx").stat().st_size < 512 * 1024
+
+
+def test_a_sure_pose_puts_a_meeple_beside_a_field_on_the_field():
+    """A meeple seen on the road of D, just beside its field: lying (the meeple model says), it is a
+    farmer in that field; standing, it stays on the road; surely no meeple, it is dropped."""
+    def cell():
+        p = np.zeros(97)
+        p[reader.tile_labels().index("D:0")] = 0.99
+        p[0] = 0.01
+        m = np.zeros((11, 12, 12))
+        m[0] = 1
+        m[0, 6:8, 6:8], m[4, 6:8, 6:8] = 0.05, 0.95        # blue; its pose on the map: lying
+        return (p, m, None)
+
+    features = {}
+    for pose in reader.POSES:
+        probs = np.eye(3)[reader.POSES.index(pose)] * 0.98 + 0.01
+        a = reader.assemble_layout({(0, 0): cell()}, reader.tile_labels(),
+                                   poses=lambda at, probs=probs: np.tile(probs, (len(at), 1)))
+        features[pose] = [m.feature.split(":")[0] for m in a.layout.meeples]
+    assert features == {"none": [], "standing": ["road"], "lying": ["field"]}
+
+
+# ---------------------------------------------------------------------------
 # Joint decoding
 
 
@@ -112,6 +159,27 @@ def test_decoder_takes_the_second_guess_where_the_first_breaks_an_edge_and_flags
     assert not [f for f in rules.validate(a.layout) if f.code == "edge-mismatch"]
 
 
+def test_a_meeple_on_a_pennant_city_makes_its_tile_doubtful():
+    """A meeple standing on the city of O may stand on its pennant (O or P?): the tile is flagged;
+    on D, whose city no twin shares, it is not."""
+    def cell(label, meeple_at=None):
+        p = np.zeros(97)
+        p[reader.tile_labels().index(label)] = 0.99
+        p[0] = 0.01
+        m = np.zeros((11, 12, 12))
+        m[0] = 1
+        if meeple_at:
+            (y, x) = meeple_at
+            m[0, y:y + 2, x:x + 2], m[3, y:y + 2, x:x + 2] = 0.05, 0.95      # blue, standing
+        return (p, m, None)
+
+    for tile, sure in (("O", False), ("D", True)):
+        cells = {(0, 0): cell(f"{tile}:0", meeple_at=(1, 5))}               # near the north edge: the city
+        a = reader.assemble_layout(cells, reader.tile_labels())
+        assert [m.feature for m in a.layout.meeples] == ["city:N"]
+        assert ("tile:0,0" not in a.flags) == sure and (a.confidences["tile:0,0"] > 0.9) == sure
+
+
 def test_decoder_keeps_the_box_count():
     # three tiles read as C (the box holds one): the second guesses win for all but the surest
     cands = {(x, 0): [(("C", 0), 0.6 - 0.01 * x), (("R", 0), 0.3)] for x in range(3)}
@@ -137,17 +205,23 @@ def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
 # Photos
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 7, still open): the tiles of every sample are read "
-                   "right, but each puts at least one meeple on the wrong feature, so the exact scores differ")
-@pytest.mark.parametrize("photo", PHOTOS, ids=[p.stem for p in PHOTOS])
+KNOWN_GAPS = {
+    "carcassonne-photo-2": "known gap (issue 7, still open): a meeple standing on the city of one tile is read "
+                           "on that tile's road, and a farmer drawn across a tile edge (by the renderer of the "
+                           "time) is read on the neighbouring tile",
+}
+
+
+@pytest.mark.parametrize("photo", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[p.stem]))
+                                   if p.stem in KNOWN_GAPS else p for p in PHOTOS], ids=[p.stem for p in PHOTOS])
 def test_sample_reads_to_its_expected_scores(photo):
+    from vision.bench import same_state
+
     want = expected(photo)
     reading = read_photo(photo, "carcassonne", use_saved=False, **reader.track_options(photo))  # the side file's track
     assert reading.card.totals == want["totals"]
-    got = reader.canonical_layout(reading.state)
-    truth = reader.canonical_layout(rules.from_dict(want["state"]))
-    assert sorted((p.tile, p.rotation) for p in got.tiles) == sorted((p.tile, p.rotation) for p in truth.tiles)
-    assert len(got.meeples) == len(truth.meeples)
+    # every tile and meeple, the layout turned and moved onto the expected one (a layout has no "up")
+    assert same_state("carcassonne", rules.from_dict(want["state"]), reading.state)
 
 
 def test_at_least_three_samples():

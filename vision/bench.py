@@ -467,24 +467,25 @@ def _with_info(result: BenchResult, info: dict) -> BenchResult:
 def render_text(summary: dict) -> str:
     """The summary as a short plain-text report."""
     pct = lambda x: "-" if x is None else f"{100 * x:.2f}%"
+    row = lambda label, value: f"  {label:<26}{value}"
     lines = [f"{summary['game']}: {summary['photos']} photos"
              + (f" (seed {summary['seed']}, {summary['megapixels']} MP, {summary['style']} art)"
                 if "seed" in summary else f" from {summary.get('dir')}"),
-             f"  board found           {pct(summary['found_rate'])}"]
+             row("board found", pct(summary['found_rate']))]
     for kind, acc in summary["element_accuracy"].items():
-        lines.append(f"  {kind + ' accuracy':<22}{pct(acc)}  of {summary['elements'][kind]}")
+        lines.append(row(kind + " accuracy", f"{pct(acc)}  of {summary['elements'][kind]}"))
     for key in ("meeple_f1", "meeple_feature_accuracy"):
         if key in summary:
-            lines.append(f"  {key.replace('_', ' '):<22}{pct(summary[key])}")
+            lines.append(row(key.replace("_", " "), pct(summary[key])))
     err = summary["mean_abs_score_error"]
-    lines += [f"  exact state           {pct(summary['exact_state_rate'])}",
-              f"  exact score           {pct(summary['exact_score_rate'])}",
-              f"  mean |score error|    {'-' if err is None else err}",
-              f"  time per photo        median {summary['median_ms']} ms, p95 {summary['p95_ms']} ms",
-              f"  peak memory           {summary['peak_rss_mb']} MB",
-              f"  models                {summary['model_mb']} MB ({len(summary['models'])} files)"]
+    lines += [row("exact state", pct(summary["exact_state_rate"])),
+              row("exact score", pct(summary["exact_score_rate"])),
+              row("mean |score error|", "-" if err is None else err),
+              row("time per photo", f"median {summary['median_ms']} ms, p95 {summary['p95_ms']} ms"),
+              row("peak memory", f"{summary['peak_rss_mb']} MB"),
+              row("models", f"{summary['model_mb']} MB ({len(summary['models'])} files)")]
     if summary["reader_errors"]:
-        lines.append(f"  reader errors         {summary['reader_errors']} (first: {summary['first_error'][:200]})")
+        lines.append(row("reader errors", f"{summary['reader_errors']} (first: {summary['first_error'][:200]})"))
     if summary["not_found"]:
         lines.append(f"  not found: {', '.join(summary['not_found'][:5])}"
                      + (" ..." if len(summary["not_found"]) > 5 else ""))

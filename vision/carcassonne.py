@@ -44,6 +44,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 
@@ -118,6 +119,23 @@ def canonical_rotation(name: str, rotation: int, expansions: tuple[str, ...] = (
     tile = rules.load_catalogue(expansions)[name]
     here = _signature(tile, rotation)
     return next(r for r in rules.ROTATIONS if _signature(tile, r) == here)
+
+
+@lru_cache(maxsize=None)
+def pennant_twins(expansions: tuple[str, ...] = ("base",)) -> frozenset:
+    """The tile types that another type matches in everything but a pennant (F and G, M and N,
+    ...): a meeple standing on such a city may hide the one thing that tells them apart.
+
+    >>> sorted(pennant_twins())
+    ['F', 'G', 'M', 'N', 'O', 'P', 'Q', 'R', 'S', 'T']
+    """
+    catalogue = rules.load_catalogue(expansions)
+    plain = lambda tile: frozenset((p.kind, frozenset(p.edges), frozenset(p.halves),
+                                    tuple(c for c in p.counts if c[0] != "pennants")) for p in tile.parts)
+    seen: dict = {}
+    for name, tile in catalogue.items():
+        seen.setdefault(plain(tile), []).append(name)
+    return frozenset(n for names in seen.values() if len(names) > 1 for n in names)
 
 
 def canonical_layout(layout: rules.Layout) -> rules.Layout:
@@ -301,7 +319,8 @@ class Regions:
     road_half: float = 0.055        # half the width of a road
     road_end: float = 0.22          # a road that ends stops this far from the centre (cloister, junction)
     cloister_half: float = 0.18     # the cloister building's half size (drawn 0.155 wide, 0.22 up)
-    pose_reach: float = 0.06        # a meeple this near a part of the kind its pose says goes there
+    pose_reach: float = 0.1         # a meeple this near a part of the kind its pose says goes there
+    #                                 (tuned on seed 5 with the meeple model's poses: 0.06, 0.1, 0.15)
 
 
 REGIONS = Regions()
@@ -1224,6 +1243,70 @@ class TileModel:
         return TileReadings(_softmax(mean, 1), np.ascontiguousarray(meeples), emb[:n])
 
 
+@dataclass(frozen=True)
+class MeepleCut:
+    """Parameters of the meeple model's crops: a window of the lattice around a meeple seen."""
+
+    size: int = 32                  # a crop is size x size pixels, colour
+    side: float = 0.5               # the window's side, of a tile
+    oversample: float = 1.5         # the photo is shrunk (area-averaged) to at most this many pixels per crop pixel
+
+
+MEEPLE_CUT = MeepleCut()
+POSES = ("none", "standing", "lying")      # what the meeple model tells of a window
+
+
+def cut_meeples(image: np.ndarray, cell_to_image: np.ndarray, points, params: MeepleCut = MEEPLE_CUT) -> np.ndarray:
+    """Windows of the lattice centred on ``points`` ``(N, 2)`` (lattice units: square ``(i, j)``
+    spans ``[i, i + 1] x [j, j + 1]``), each ``side`` of a tile wide: ``(N, size, size, 3)`` uint8.
+
+    >>> h = np.diag([40.0, 40.0, 1.0])                       # tiles of 40 pixels
+    >>> img = np.zeros((80, 80, 3), np.uint8); img[30:50, 30:50] = 255
+    >>> crops = cut_meeples(img, h, [(1.0, 1.0), (0.3, 0.3)])
+    >>> crops.shape, int(crops[0].mean() > 200), int(crops[1].max())
+    ((2, 32, 32, 3), 1, 0)
+    """
+    import cv2
+
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    out = np.empty((len(points), params.size, params.size, 3), np.uint8)
+    if not len(points):
+        return out
+    side_px = params.side * local_cell_px(cell_to_image, tuple(np.floor(points[0]).astype(int)))
+    level = 1
+    while side_px / (level * 2) >= params.size * params.oversample and level < 16:
+        level *= 2
+    img = image if level == 1 else cv2.resize(image, (max(1, image.shape[1] // level), max(1, image.shape[0] // level)),
+                                              interpolation=cv2.INTER_AREA)
+    sx, sy = image.shape[1] / img.shape[1], image.shape[0] / img.shape[0]
+    to_level = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
+    k = params.side / params.size
+    for n, (x, y) in enumerate(points):
+        crop_to_cell = np.array([[k, 0, x - params.side / 2 + 0.5 * k], [0, k, y - params.side / 2 + 0.5 * k], [0, 0, 1]])
+        cv2.warpPerspective(img, to_level @ cell_to_image @ crop_to_cell, (params.size, params.size), dst=out[n],
+                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+class MeepleModel:
+    """The meeple model (``models/NAME.onnx``): a window around a meeple seen -> the
+    probabilities of :data:`POSES` (no meeple, a meeple standing, one lying), averaged over
+    the window turned the four ways."""
+
+    def __init__(self, name: str = "carcassonne-meeples"):
+        self.session = _session(name)
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """``(N, size, size, 3)`` crops -> ``(N, 3)`` probabilities."""
+        if not len(crops):
+            return np.zeros((0, len(POSES)))
+        x = normalise_tiles(crops)
+        n = len(x)
+        views = np.concatenate([np.rot90(x, -k, (2, 3)) for k in range(4)])
+        logits = self.session.run(None, {self.session.get_inputs()[0].name: np.ascontiguousarray(views)})[0]
+        return sum(_softmax(logits[k * n:(k + 1) * n], 1) for k in range(4)) / 4
+
+
 def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
     z = z - np.max(z, axis=axis, keepdims=True)
     e = np.exp(z)
@@ -1332,9 +1415,12 @@ class MeepleFinding:
     spread: float = 1.8             # its colour and pose are summed this far around the peak (grid cells)
     same: float = 2.6               # a weaker peak of the same colour this near is the same meeple
     other: float = 1.2              # ... and of another colour
-    lying_from: float = 0.7         # a meeple this likely lying is a farmer, else it stands (the pose
-    #                                 read leans to lying; measured on seeds 5 and 6, see the model card)
+    lying_from: float = 0.7         # a meeple this likely lying is a farmer, else it stands (the tile model's
+    #                                 pose leans to lying; the meeple model's, used when there is one, is sharp)
     seam: float = 0.2               # meeples of a colour this near (tiles) across a tile edge are one, seen from both
+    hidden_pennant: float = 0.6     # the most confidence a pennant tile (or its plain twin) keeps with a meeple on its city
+    not_a_meeple: float = 0.4       # the meeple model this sure there is none: what was seen is no meeple
+    #                                 (tuned on seed 5: 0.9, 0.6, 0.4)
 
 
 MEEPLES = MeepleFinding()
@@ -1454,12 +1540,16 @@ def _components(squares: set) -> list[set]:
 
 
 def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
-                    decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES) -> Assembled:
+                    decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
+                    poses: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
     the largest group of them are the layout; :func:`decode_layout` chooses
     their tiles jointly; meeples are found on them and put on features.
+    ``poses`` (lattice points ``(N, 2)`` -> ``(N, 3)`` probabilities of
+    :data:`POSES`, the meeple model's) tells, where given, whether each
+    meeple seen lies or stands, and drops what is surely no meeple.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -1491,11 +1581,19 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     meeples, mconf = [], []
     seen_all = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
                 for seen in find_meeples(sq, cells[sq][1], meeple_params)]
-    for seen in across_seams(seen_all, meeple_params):
+    seen_all = across_seams(seen_all, meeple_params)
+    if poses is not None and seen_all:
+        pose = poses(np.array([(m.square[0] + m.u, m.square[1] + m.v) for m in seen_all]))
+        seen_all = [replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
+                    for m, p in zip(seen_all, pose) if p[0] < meeple_params.not_a_meeple]
+    for seen in seen_all:
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
         meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
         mconf.append(seen.confidence)
+        if feature.startswith("city") and tile in pennant_twins():
+            # the meeple may stand on the pennant: the tile is asked about, not taken on trust
+            confidences[name(seen.square)] = min(confidences[name(seen.square)], meeple_params.hidden_pennant)
     for i, c in enumerate(mconf):
         confidences[f"meeple:{i}"] = c
     layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
@@ -1519,6 +1617,7 @@ class CarcassonneModels:
 
     layout: str = "carcassonne-layout"   # where the tiles lie in the photo, and how large they are
     tiles: str = "carcassonne-tiles"     # a lattice cell: empty or a tile and its rotation; its meeples
+    meeples: str = "carcassonne-meeples" # a window around a meeple seen: none, standing or lying
 
 
 MODELS = CarcassonneModels()
@@ -1661,7 +1760,9 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     if fit is None:
         raise _not_found(source)
     clock.lap("classify")
-    assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules)
+    meeple_model = MeepleModel(models.meeples)
+    poses = lambda at: meeple_model.predict(cut_meeples(image, fit.cell_to_image, at))
+    assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses)
     if not assembled.layout.tiles:
         raise _not_found(source)
     clock.lap("assemble")

@@ -411,8 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
-    parser.add_argument("--only", choices=("cells", "column", "printed"),
-                        help="train only this Avenue model (the data drawn is the same)")
+    parser.add_argument("--only", choices=("cells", "column", "printed", "meeples"),
+                        help="train only this model: an Avenue one (the data drawn is the same), or the "
+                             "Carcassonne meeple model")
     args = parser.parse_args(argv)
 
     try:
@@ -423,10 +424,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola import train_models
         return train_models(args.seed, Path(args.out), quick=args.quick)
-    if args.game == "carcassonne":         # the layout and tile models (below)
+    if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()
-        return train_carcassonne(args.seed, Path(args.out), quick=args.quick,
-                                 log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
+        log = lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True)
+        if args.only not in (None, "meeples"):
+            parser.error(f"--only {args.only} is an Avenue model")
+        status = 0 if args.only else train_carcassonne(args.seed, Path(args.out), quick=args.quick, log=log)
+        return status or train_carcassonne_meeples(args.seed, Path(args.out), quick=args.quick, log=log)
     params = TRAINING
     if args.quick:
         params = replace(params, photos=8, flat_sheets=30, columns=60, printed_sheets=10, epochs=2, cell_photos=4,
@@ -641,6 +645,14 @@ class CarcassonneTraining:
     layout_crop: int = 256
     layout_width: int = 12
     tile_epochs: int = 7
+    meeple_photos: int = 240                  # the meeple model learns from the first photos of the first set ...
+    meeple_views: int = 3                     # ... each meeple's window cut this many times, each a little off
+    meeple_offset: float = 0.04               # ... by this much (of a tile, standard deviation)
+    meeple_nones: float = 2.0                 # windows with no meeple, per meeple
+    meeple_clear: float = 0.3                 # ... this far (of a tile) from every meeple's foot
+    meeple_epochs: int = 12
+    meeple_width: int = 12
+    meeple_held_out: int = 20                 # held-out photos its accuracy is measured on
     tile_width: int = 16
     tile_batch: int = 128
     lr: float = 3e-3
@@ -760,6 +772,148 @@ def carcassonne_crops(truth: dict, image: np.ndarray, scale: int, rng: np.random
                 if 0 <= cu < 1 and 0 <= cv_ < 1:
                     spots.append((n, cu, cv_, cls))
     return crops, np.array(labels), spots, np.array(valid)
+
+
+def carcassonne_meeple_crops(truth: dict, image: np.ndarray, scale: int, rng: np.random.Generator,
+                             params: "CarcassonneTraining" = None):
+    """The meeple model's windows of one photo: around each meeple's foot (several times, each
+    a little off, as the tile model's map puts it), labelled standing or lying, and around
+    points of the tiles clear of every meeple, labelled none. Returns ``(crops, labels)``."""
+    from vision.carcassonne import POSES, _apply, cut_meeples
+
+    params = params or CARCASSONNE_TRAINING
+    g, (x0, y0) = carcassonne_cell_map(truth, scale)
+    feet = _meeple_feet(truth, g, scale)
+    squares = [(t["x"] - x0, t["y"] - y0) for t in truth["state"]["tiles"]]
+    h, w = image.shape[:2]
+    points, labels = [], []
+    for u, v, cls in feet:
+        for _ in range(params.meeple_views):
+            points.append((u, v) + rng.normal(0, params.meeple_offset, 2))
+            labels.append(POSES.index("lying" if (cls - 1) % 2 else "standing"))
+    feet_at = np.array([(u, v) for u, v, _ in feet]).reshape(-1, 2)
+    tries = 0
+    while labels.count(0) < params.meeple_nones * max(1, len(feet)) and tries < 50 * max(1, len(feet)):
+        tries += 1
+        i, j = squares[int(rng.integers(len(squares)))]
+        at = np.array([i, j]) + rng.uniform(0.05, 0.95, 2)
+        if len(feet_at) and np.hypot(*(feet_at - at).T).min() < params.meeple_clear:
+            continue
+        points.append(at)
+        labels.append(0)
+    points = np.array(points).reshape(-1, 2)
+    inside = np.array([(0 <= p[0] < w) and (0 <= p[1] < h) for p in _apply(g, points)], bool) if len(points) else \
+        np.zeros(0, bool)
+    crops = np.concatenate([cut_meeples(image, g, points[n:n + 1]) for n in np.flatnonzero(inside)]) \
+        if inside.any() else np.zeros((0, 32, 32, 3), np.uint8)
+    return crops, np.array(labels)[inside]
+
+
+def carcassonne_meeple_net(width: int = 12):
+    """The meeple model: five 3x3 convolutions (two with stride 2), average pooling, a linear layer to the poses."""
+    import torch.nn as nn
+
+    from vision.carcassonne import POSES
+
+    w = width
+    return nn.Sequential(_conv(3, w), _conv(w, 2 * w, 2), _conv(2 * w, 2 * w), _conv(2 * w, 4 * w, 2),
+                         _conv(4 * w, 4 * w), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+                         nn.Linear(4 * w, len(POSES)))
+
+
+def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
+                              params: "CarcassonneTraining" = None, log=print) -> int:
+    """Cut the meeple windows from the training photos, train the meeple model, export it, and
+    measure it on the windows of held-out photos (the benchmark's split ``test``)."""
+    import torch
+    import torch.nn as nn
+
+    from vision.carcassonne import MEEPLE_CUT, POSES, normalise_tiles
+    from vision.photo import decode_bytes
+    from vision.render import render_jpeg
+
+    params = params or CARCASSONNE_TRAINING
+    if quick:
+        params = replace(params, meeple_epochs=1)
+    torch.set_num_threads(params.threads)
+    cv2.setNumThreads(params.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng([seed, 11])
+    crops, labels = [], []
+    for data, truth in carcassonne_photos(replace(params, photos=params.meeple_photos, photo_sets=params.photo_sets[:1]),
+                                          quick, log):
+        photo = decode_bytes(data, "training photo")
+        c, y = carcassonne_meeple_crops(truth, photo.image, photo.scale, rng, params)
+        crops.append(c)
+        labels.append(y)
+    x = torch.from_numpy(normalise_tiles(np.concatenate(crops)))
+    y = torch.from_numpy(np.concatenate(labels).astype(np.int64))
+    log(f"{len(x)} meeple windows ({', '.join(f'{int((y == i).sum())} {p}' for i, p in enumerate(POSES))})")
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    net = carcassonne_meeple_net(params.meeple_width)
+    steps = params.meeple_epochs * math.ceil(len(x) / params.tile_batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    for epoch in range(params.meeple_epochs):
+        net.train()
+        order = torch.randperm(len(x), generator=gen)
+        correct = 0
+        for i in range(0, len(x), params.tile_batch):
+            idx = order[i:i + params.tile_batch]
+            xb = _augment_windows(x[idx], gen)
+            logits = net(xb)
+            loss = loss_fn(logits, y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            correct += int((logits.argmax(1) == y[idx]).sum())
+        log(f"  meeples epoch {epoch + 1}/{params.meeple_epochs}: train accuracy {correct / len(x):.4f}")
+    net.eval()
+    # held out: photos of the benchmark's kind (split test), never trained on
+    held_x, held_y = [], []
+    held_out = 2 if quick else params.meeple_held_out
+    for k in range(held_out):
+        data, truth = render_jpeg("carcassonne", 990_000 + k, megapixels=12, split="test")
+        photo = decode_bytes(data, "held-out photo")
+        c, yy = carcassonne_meeple_crops(truth, photo.image, photo.scale, np.random.default_rng(k),
+                                         replace(params, meeple_views=1))
+        held_x.append(c)
+        held_y.append(yy)
+    hx, hy = normalise_tiles(np.concatenate(held_x)), np.concatenate(held_y)
+    with torch.no_grad():
+        got = net(torch.from_numpy(hx)).argmax(1).numpy()
+    right = {p: f"{int(((got == i) & (hy == i)).sum())} of {int((hy == i).sum())}" for i, p in enumerate(POSES)}
+    log(f"held out ({held_out} photos): " + ", ".join(f"{p} {r}" for p, r in right.items()))
+    facts = {"seed": seed, "training": asdict(params), "renderer": "vision.render (training styles)",
+             "windows": int(len(x)), "held_out": {"photos": held_out} | right}
+    export_carcassonne(net, out / "carcassonne-meeples.onnx", ["crops"], ["logits"],
+                       (1, 3, MEEPLE_CUT.size, MEEPLE_CUT.size),
+                       {"labels": json.dumps(list(POSES)), "size": str(MEEPLE_CUT.size),
+                        "input": "colour, vision.carcassonne.cut_meeples then normalise_tiles",
+                        "trained": json.dumps(facts)}, params, {"crops": {0: "n"}, "logits": {0: "n"}})
+    log(f"wrote {out / 'carcassonne-meeples.onnx'} ({(out / 'carcassonne-meeples.onnx').stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+def _augment_windows(x, gen):
+    """A batch of meeple windows (N, 3, H, W) turned by random quarter turns, mirrored, recoloured, blurred and noised."""
+    import torch
+    import torch.nn.functional as F
+
+    n = x.shape[0]
+    k = int(torch.randint(0, 4, (1,), generator=gen))
+    x = torch.rot90(x, k, (2, 3))
+    if bool(torch.rand(1, generator=gen) < 0.5):
+        x = torch.flip(x, (3,))
+    gain = 0.75 + 0.5 * torch.rand(n, 3, 1, 1, generator=gen)          # white balance and exposure
+    x = (x + 0.5) * gain - 0.5
+    blur = torch.rand(n, 1, 1, 1, generator=gen) < 0.3
+    kern = (torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=x.dtype) / 16).view(1, 1, 3, 3).repeat(3, 1, 1, 1)
+    x = torch.where(blur, F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), kern, groups=3), x)
+    return x + torch.randn(x.shape, generator=gen) * 0.03 * torch.rand(n, 1, 1, 1, generator=gen)
 
 
 def carcassonne_views(truth: dict, image: np.ndarray, scale: int, rng: np.random.Generator,

@@ -314,7 +314,9 @@ def _inside_point(outline: np.ndarray, edges) -> np.ndarray:
 
 
 def _field_spot(halves, labels: np.ndarray, ppm: float) -> tuple[float, float]:
-    """A point of the field that the half-edges ``halves`` belong to, clear of roads and cities."""
+    """A point of the field that the half-edges ``halves`` belong to, clear of roads and cities,
+    and inside the tile, where a player lays a farmer: one of the usual spots, or on a field too
+    narrow for them, its point farthest from roads, cities and the tile's edge."""
     h = labels.shape[0]
     for depth in (0.16, 0.24, 0.32, 0.1, 0.4):
         for half in halves:
@@ -329,8 +331,22 @@ def _field_spot(halves, labels: np.ndarray, ppm: float) -> tuple[float, float]:
             patch = labels[max(0, cy - r):min(h, cy + r + 1), max(0, cx - r):min(h, cx + r + 1)]
             if not patch.any():
                 return (x, y)
-    u, v = _HALF[halves[0]]
-    return (u * T, v * T)
+    # the field is the free area joined to its half-edges; its point farthest from anything else
+    _, region = cv2.connectedComponents((labels == 0).astype(np.uint8), connectivity=4)
+    edge_ids = []
+    for half in halves:
+        u, v = _HALF[half]
+        d = np.asarray(_INWARD[half.split(".")[0]])
+        for step in np.arange(0.01, 0.2, 0.01):
+            cx, cy = (int(min(h - 1, max(0, (c + dc * step) * T * ppm))) for c, dc in ((u, d[0]), (v, d[1])))
+            if region[cy, cx]:
+                edge_ids.append(region[cy, cx])
+                break
+    field = np.isin(region, edge_ids) if edge_ids else labels == 0
+    # (the tile's rim counts as something else: the farmer lies as far from its neighbours' tiles)
+    depth = cv2.distanceTransform(np.pad(field, 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    cy, cx = np.unravel_index(int(np.argmax(depth)), depth.shape)
+    return ((cx + 0.5) / ppm, (cy + 0.5) / ppm)
 
 
 def _field_texture(cv: Canvas, style: TileStyle, k) -> None:
