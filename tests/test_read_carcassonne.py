@@ -100,8 +100,8 @@ def test_meeple_model_tells_standing_from_lying_and_sees_no_meeple_where_there_i
     for seed in (904, 905):
         data, truth = render_jpeg("carcassonne", seed, megapixels=4, split="test")
         photo = decode_bytes(data, "rendered")
-        crops, labels = carcassonne_meeple_crops(truth, photo.image, photo.scale, np.random.default_rng(seed))
-        got = model.predict(crops).argmax(1)
+        crops, labels, _ = carcassonne_meeple_crops(truth, photo.image, photo.scale, np.random.default_rng(seed))
+        got = model.predict(crops)[0].argmax(1)
         for pose in range(3):
             right[pose] += ((got == pose) & (labels == pose)).sum()
             total[pose] += (labels == pose).sum()
@@ -126,9 +126,31 @@ def test_a_sure_pose_puts_a_meeple_beside_a_field_on_the_field():
     for pose in reader.POSES:
         probs = np.eye(3)[reader.POSES.index(pose)] * 0.98 + 0.01
         a = reader.assemble_layout({(0, 0): cell()}, reader.tile_labels(),
-                                   poses=lambda at, probs=probs: np.tile(probs, (len(at), 1)))
+                                   poses=lambda at, probs=probs: (np.tile(probs, (len(at), 1)), np.zeros((len(at), 2))))
         features[pose] = [m.feature.split(":")[0] for m in a.layout.meeples]
     assert features == {"none": [], "standing": ["road"], "lying": ["field"]}
+
+
+def test_the_foot_the_meeple_model_finds_moves_the_meeple():
+    """The tile model's map puts a meeple near the east edge of (0, 0) (at 0.9 of the tile); the
+    meeple model finds its foot 0.15 of a tile further east, on the tile (1, 0): it is put there."""
+    def cell(label, meeple_at=None):
+        p = np.zeros(97)
+        p[reader.tile_labels().index(label)] = 0.99
+        p[0] = 0.01
+        m = np.zeros((11, 12, 12))
+        m[0] = 1
+        if meeple_at:
+            (y, x) = meeple_at
+            m[0, y:y + 2, x:x + 2], m[3, y:y + 2, x:x + 2] = 0.05, 0.95      # blue, standing
+        return (p, m, None)
+
+    cells = {(0, 0): cell("U:90", meeple_at=(5, 9)), (1, 0): cell("U:90")}    # a straight road, west to east
+    standing = np.array([0.01, 0.98, 0.01])
+    for foot, square in ((0.0, (0, 0)), (0.15, (1, 0))):
+        a = reader.assemble_layout(cells, reader.tile_labels(),
+                                   poses=lambda at, f=foot: (np.tile(standing, (len(at), 1)), np.tile([f, 0.0], (len(at), 1))))
+        assert [(m.x, m.y, m.feature.split(":")[0]) for m in a.layout.meeples] == [(*square, "road")]
 
 
 # ---------------------------------------------------------------------------

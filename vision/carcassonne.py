@@ -1290,21 +1290,34 @@ def cut_meeples(image: np.ndarray, cell_to_image: np.ndarray, points, params: Me
 
 class MeepleModel:
     """The meeple model (``models/NAME.onnx``): a window around a meeple seen -> the
-    probabilities of :data:`POSES` (no meeple, a meeple standing, one lying), averaged over
-    the window turned the four ways."""
+    probabilities of :data:`POSES` (no meeple, a meeple standing, one lying) and where the
+    meeple's foot is, both averaged over the window turned the four ways."""
 
     def __init__(self, name: str = "carcassonne-meeples"):
         self.session = _session(name)
 
-    def predict(self, crops: np.ndarray) -> np.ndarray:
-        """``(N, size, size, 3)`` crops -> ``(N, 3)`` probabilities."""
+    def predict(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(N, size, size, 3)`` crops -> ``(N, 3)`` probabilities, and ``(N, 2)`` the foot's
+        offset from each window's centre (x right, y down), in window sides.
+
+        >>> probs, foot = MeepleModel().predict(np.zeros((2, 32, 32, 3), np.uint8))
+        >>> probs.shape, foot.shape, bool(np.allclose(probs.sum(1), 1))
+        ((2, 3), (2, 2), True)
+        """
         if not len(crops):
-            return np.zeros((0, len(POSES)))
+            return np.zeros((0, len(POSES))), np.zeros((0, 2))
         x = normalise_tiles(crops)
         n = len(x)
         views = np.concatenate([np.rot90(x, -k, (2, 3)) for k in range(4)])
-        logits = self.session.run(None, {self.session.get_inputs()[0].name: np.ascontiguousarray(views)})[0]
-        return sum(_softmax(logits[k * n:(k + 1) * n], 1) for k in range(4)) / 4
+        logits, foot = self.session.run(None, {self.session.get_inputs()[0].name: np.ascontiguousarray(views)})
+        probs = sum(_softmax(logits[k * n:(k + 1) * n], 1) for k in range(4)) / 4
+        back = []
+        for k in range(4):                       # a view turned k quarter turns clockwise: its offsets turned back
+            f = foot[k * n:(k + 1) * n]
+            for _ in range(k):
+                f = np.stack([f[:, 1], -f[:, 0]], 1)
+            back.append(f)
+        return probs, sum(back) / 4
 
 
 def _softmax(z: np.ndarray, axis: int) -> np.ndarray:
@@ -1548,8 +1561,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     the largest group of them are the layout; :func:`decode_layout` chooses
     their tiles jointly; meeples are found on them and put on features.
     ``poses`` (lattice points ``(N, 2)`` -> ``(N, 3)`` probabilities of
-    :data:`POSES`, the meeple model's) tells, where given, whether each
-    meeple seen lies or stands, and drops what is surely no meeple.
+    :data:`POSES` and ``(N, 2)`` the feet's offsets, in tiles: the meeple
+    model's) tells, where given, whether each meeple seen lies or stands, and
+    where its foot is; and it drops what is surely no meeple.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -1583,9 +1597,18 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                 for seen in find_meeples(sq, cells[sq][1], meeple_params)]
     seen_all = across_seams(seen_all, meeple_params)
     if poses is not None and seen_all:
-        pose = poses(np.array([(m.square[0] + m.u, m.square[1] + m.v) for m in seen_all]))
-        seen_all = [replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
-                    for m, p in zip(seen_all, pose) if p[0] < meeple_params.not_a_meeple]
+        pose, foot = poses(np.array([(m.square[0] + m.u, m.square[1] + m.v) for m in seen_all]))
+        kept = []
+        for m, p, f in zip(seen_all, pose, foot):
+            if p[0] >= meeple_params.not_a_meeple:
+                continue
+            m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
+            x, y = m.square[0] + m.u + f[0], m.square[1] + m.v + f[1]
+            square = (int(math.floor(x)), int(math.floor(y)))
+            if square in decoded.tiles:          # the foot, where the closer look puts it
+                m = replace(m, square=square, u=x - square[0], v=y - square[1])
+            kept.append(m)
+        seen_all = kept
     for seen in seen_all:
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
@@ -1761,7 +1784,9 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         raise _not_found(source)
     clock.lap("classify")
     meeple_model = MeepleModel(models.meeples)
-    poses = lambda at: meeple_model.predict(cut_meeples(image, fit.cell_to_image, at))
+    def poses(at):
+        probs, foot = meeple_model.predict(cut_meeples(image, fit.cell_to_image, at))
+        return probs, foot * MEEPLE_CUT.side            # window sides -> tiles
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses)
     if not assembled.layout.tiles:
         raise _not_found(source)

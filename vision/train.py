@@ -654,9 +654,10 @@ class CarcassonneTraining:
     meeple_offset: float = 0.04               # ... by this much (of a tile, standard deviation)
     meeple_nones: float = 2.0                 # windows with no meeple, per meeple
     meeple_clear: float = 0.3                 # ... this far (of a tile) from every meeple's foot
-    meeple_epochs: int = 12
+    meeple_epochs: int = 16
     meeple_width: int = 12
     meeple_held_out: int = 20                 # held-out photos its accuracy is measured on
+    meeple_where_weight: float = 3.0          # the foot's offset (window sides, smooth L1) against the pose's cross-entropy
     tile_width: int = 16
     tile_batch: int = 128
     lr: float = 3e-3
@@ -782,19 +783,22 @@ def carcassonne_meeple_crops(truth: dict, image: np.ndarray, scale: int, rng: np
                              params: "CarcassonneTraining" = None):
     """The meeple model's windows of one photo: around each meeple's foot (several times, each
     a little off, as the tile model's map puts it), labelled standing or lying, and around
-    points of the tiles clear of every meeple, labelled none. Returns ``(crops, labels)``."""
-    from vision.carcassonne import POSES, _apply, cut_meeples
+    points of the tiles clear of every meeple, labelled none. Returns ``(crops, labels,
+    offsets)``: where the foot is from each window's centre, in window sides (0 for none)."""
+    from vision.carcassonne import MEEPLE_CUT, POSES, _apply, cut_meeples
 
     params = params or CARCASSONNE_TRAINING
     g, (x0, y0) = carcassonne_cell_map(truth, scale)
     feet = _meeple_feet(truth, g, scale)
     squares = [(t["x"] - x0, t["y"] - y0) for t in truth["state"]["tiles"]]
     h, w = image.shape[:2]
-    points, labels = [], []
+    points, labels, offsets = [], [], []
     for u, v, cls in feet:
         for _ in range(params.meeple_views):
-            points.append((u, v) + rng.normal(0, params.meeple_offset, 2))
+            off = rng.normal(0, params.meeple_offset, 2)
+            points.append((u, v) + off)
             labels.append(POSES.index("lying" if (cls - 1) % 2 else "standing"))
+            offsets.append(-off / MEEPLE_CUT.side)
     feet_at = np.array([(u, v) for u, v, _ in feet]).reshape(-1, 2)
     tries = 0
     while labels.count(0) < params.meeple_nones * max(1, len(feet)) and tries < 50 * max(1, len(feet)):
@@ -805,24 +809,38 @@ def carcassonne_meeple_crops(truth: dict, image: np.ndarray, scale: int, rng: np
             continue
         points.append(at)
         labels.append(0)
+        offsets.append((0.0, 0.0))
     points = np.array(points).reshape(-1, 2)
     inside = np.array([(0 <= p[0] < w) and (0 <= p[1] < h) for p in _apply(g, points)], bool) if len(points) else \
         np.zeros(0, bool)
     crops = np.concatenate([cut_meeples(image, g, points[n:n + 1]) for n in np.flatnonzero(inside)]) \
-        if inside.any() else np.zeros((0, 32, 32, 3), np.uint8)
-    return crops, np.array(labels)[inside]
+        if inside.any() else np.zeros((0, MEEPLE_CUT.size, MEEPLE_CUT.size, 3), np.uint8)
+    return crops, np.array(labels)[inside], np.array(offsets, np.float32).reshape(-1, 2)[inside]
 
 
 def carcassonne_meeple_net(width: int = 12):
-    """The meeple model: five 3x3 convolutions (two with stride 2), average pooling, a linear layer to the poses."""
+    """The meeple model: five 3x3 convolutions (two with stride 2); average pooling and a linear
+    layer to the poses' logits; a linear layer on the flattened map to the foot's offset."""
     import torch.nn as nn
 
-    from vision.carcassonne import POSES
+    from vision.carcassonne import MEEPLE_CUT, POSES
 
     w = width
-    return nn.Sequential(_conv(3, w), _conv(w, 2 * w, 2), _conv(2 * w, 2 * w), _conv(2 * w, 4 * w, 2),
-                         _conv(4 * w, 4 * w), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
-                         nn.Linear(4 * w, len(POSES)))
+    side = MEEPLE_CUT.size // 4
+
+    class MeepleNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(_conv(3, w), _conv(w, 2 * w, 2), _conv(2 * w, 2 * w), _conv(2 * w, 4 * w, 2),
+                                      _conv(4 * w, 4 * w))
+            self.pose = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(4 * w, len(POSES)))
+            self.where = nn.Sequential(nn.Conv2d(4 * w, 4, 1), nn.Flatten(), nn.Linear(4 * side * side, 2))
+
+        def forward(self, x):
+            f = self.body(x)
+            return self.pose(f), self.where(f)
+
+    return MeepleNet()
 
 
 def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
@@ -843,15 +861,17 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
     cv2.setNumThreads(params.threads)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, 11])
-    crops, labels = [], []
+    crops, labels, offsets = [], [], []
     for data, truth in carcassonne_photos(replace(params, photos=params.meeple_photos, photo_sets=params.photo_sets[:1]),
                                           quick, log):
         photo = decode_bytes(data, "training photo")
-        c, y = carcassonne_meeple_crops(truth, photo.image, photo.scale, rng, params)
+        c, y, o = carcassonne_meeple_crops(truth, photo.image, photo.scale, rng, params)
         crops.append(c)
         labels.append(y)
+        offsets.append(o)
     x = torch.from_numpy(normalise_tiles(np.concatenate(crops)))
     y = torch.from_numpy(np.concatenate(labels).astype(np.int64))
+    o = torch.from_numpy(np.concatenate(offsets))
     log(f"{len(x)} meeple windows ({', '.join(f'{int((y == i).sum())} {p}' for i, p in enumerate(POSES))})")
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -866,9 +886,11 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
         correct = 0
         for i in range(0, len(x), params.tile_batch):
             idx = order[i:i + params.tile_batch]
-            xb = _augment_windows(x[idx], gen)
-            logits = net(xb)
-            loss = loss_fn(logits, y[idx])
+            xb, ob = _augment_windows(x[idx], o[idx], gen)
+            logits, where = net(xb)
+            seen = (y[idx] > 0).float()[:, None]          # a window with no meeple has no foot to find
+            loss = loss_fn(logits, y[idx]) + params.meeple_where_weight * (
+                (nn.functional.smooth_l1_loss(where, ob, reduction="none", beta=0.05) * seen).sum() / seen.sum().clamp(min=1))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -877,47 +899,60 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
         log(f"  meeples epoch {epoch + 1}/{params.meeple_epochs}: train accuracy {correct / len(x):.4f}")
     net.eval()
     # held out: photos of the benchmark's kind (split test), never trained on
-    held_x, held_y = [], []
+    held_x, held_y, held_o = [], [], []
     held_out = 2 if quick else params.meeple_held_out
     for k in range(held_out):
         data, truth = render_jpeg("carcassonne", 990_000 + k, megapixels=12, split="test")
         photo = decode_bytes(data, "held-out photo")
-        c, yy = carcassonne_meeple_crops(truth, photo.image, photo.scale, np.random.default_rng(k),
-                                         replace(params, meeple_views=1))
+        c, yy, oo = carcassonne_meeple_crops(truth, photo.image, photo.scale, np.random.default_rng(k),
+                                             replace(params, meeple_views=1))
         held_x.append(c)
         held_y.append(yy)
-    hx, hy = normalise_tiles(np.concatenate(held_x)), np.concatenate(held_y)
+        held_o.append(oo)
+    hx, hy, ho = normalise_tiles(np.concatenate(held_x)), np.concatenate(held_y), np.concatenate(held_o)
     with torch.no_grad():
-        got = net(torch.from_numpy(hx)).argmax(1).numpy()
+        logits, where = net(torch.from_numpy(hx))
+    got, where = logits.argmax(1).numpy(), where.numpy()
     right = {p: f"{int(((got == i) & (hy == i)).sum())} of {int((hy == i).sum())}" for i, p in enumerate(POSES)}
-    log(f"held out ({held_out} photos): " + ", ".join(f"{p} {r}" for p, r in right.items()))
+    seen = hy > 0
+    foot = {"window_off_mm": round(float(np.abs(ho[seen]).mean() * MEEPLE_CUT.side * 45), 2),
+            "foot_off_mm": round(float(np.abs(ho[seen] - where[seen]).mean() * MEEPLE_CUT.side * 45), 2)}
+    log(f"held out ({held_out} photos): " + ", ".join(f"{p} {r}" for p, r in right.items())
+        + f"; the foot, mean error per axis: {foot['window_off_mm']} mm at the window's centre, "
+          f"{foot['foot_off_mm']} mm where the model puts it")
+    right |= foot
     facts = {"seed": seed, "training": asdict(params), "renderer": "vision.render (training styles)",
              "windows": int(len(x)), "held_out": {"photos": held_out} | right}
-    export_carcassonne(net, out / "carcassonne-meeples.onnx", ["crops"], ["logits"],
+    export_carcassonne(net, out / "carcassonne-meeples.onnx", ["crops"], ["logits", "foot"],
                        (1, 3, MEEPLE_CUT.size, MEEPLE_CUT.size),
                        {"labels": json.dumps(list(POSES)), "size": str(MEEPLE_CUT.size),
+                        "foot": "where the meeple's foot is from the window's centre (x right, y down), in window sides",
                         "input": "colour, vision.carcassonne.cut_meeples then normalise_tiles",
-                        "trained": json.dumps(facts)}, params, {"crops": {0: "n"}, "logits": {0: "n"}})
+                        "trained": json.dumps(facts)}, params, {"crops": {0: "n"}, "logits": {0: "n"}, "foot": {0: "n"}})
     log(f"wrote {out / 'carcassonne-meeples.onnx'} ({(out / 'carcassonne-meeples.onnx').stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
-def _augment_windows(x, gen):
-    """A batch of meeple windows (N, 3, H, W) turned by random quarter turns, mirrored, recoloured, blurred and noised."""
+def _augment_windows(x, offsets, gen):
+    """A batch of meeple windows (N, 3, H, W) turned by a random quarter turn and mirrored (their
+    feet's offsets (x right, y down) with them), recoloured, blurred and noised."""
     import torch
     import torch.nn.functional as F
 
     n = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=gen))
-    x = torch.rot90(x, k, (2, 3))
+    x = torch.rot90(x, k, (2, 3))               # each turn: from the y axis towards the x axis
+    for _ in range(k):
+        offsets = torch.stack([offsets[:, 1], -offsets[:, 0]], 1)
     if bool(torch.rand(1, generator=gen) < 0.5):
         x = torch.flip(x, (3,))
+        offsets = offsets * torch.tensor([-1.0, 1.0])
     gain = 0.75 + 0.5 * torch.rand(n, 3, 1, 1, generator=gen)          # white balance and exposure
     x = (x + 0.5) * gain - 0.5
     blur = torch.rand(n, 1, 1, 1, generator=gen) < 0.3
     kern = (torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=x.dtype) / 16).view(1, 1, 3, 3).repeat(3, 1, 1, 1)
     x = torch.where(blur, F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), kern, groups=3), x)
-    return x + torch.randn(x.shape, generator=gen) * 0.03 * torch.rand(n, 1, 1, 1, generator=gen)
+    return x + torch.randn(x.shape, generator=gen) * 0.03 * torch.rand(n, 1, 1, 1, generator=gen), offsets
 
 
 def carcassonne_views(truth: dict, image: np.ndarray, scale: int, rng: np.random.Generator,
