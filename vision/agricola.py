@@ -111,6 +111,7 @@ class FindBoard:
     lock_passes: int = 5
     settled_mm: float = 0.2          # a pass moving the board's corners less than this is the last
     search_mm: float = 12.0          # how far a fence line may be from where expected, at first ...
+    wider_searches: tuple = (20.0, 30.0)  # ... and, while no lock is sure, these further (kept only if sure)
     near_mm: float = 4.0             # ... and once the first pass has corrected the homography
     outward_mm: float = 2.0          # how far the outer fence lines are looked for outwards
     max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
@@ -365,6 +366,13 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     prob, k = board_mask(image, models, params)
     regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
     found = lock_outlines(image, regions, models, params, mask=(prob, k)) if regions else None
+    for reach in params.wider_searches if regions else ():
+        if found is not None and found.lines >= params.sure_crossings:
+            break
+        # no sure lock: the outlines are far off (a steep tilt, a pale board); looked for further
+        wider = lock_outlines(image, regions, models, replace(params, search_mm=reach), mask=(prob, k))
+        if wider is not None and wider.lines >= params.sure_crossings and (found is None or wider.score > found.score):
+            found = wider
     if found is None:
         # a board the network is unsure of (small, under glare) marks only a faint region, and its
         # outline often stops short of the board's edges: faint regions too, the outlines grown
