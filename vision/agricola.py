@@ -361,18 +361,27 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     """Find the farmyard board in a BGR photo; None if there is none.
 
     The board is symmetric under a half turn: which of its long sides is at
-    the top is decided later, by what lies on it (:func:`upright`).
+    the top is decided later, by what lies on it (:func:`upright`). While no
+    lock is sure, the fence lines are looked for further
+    (:attr:`FindBoard.wider_searches`: the outlines are far off, on a steep
+    tilt or a pale board), and such a lock is kept only if it is sure.
     """
     prob, k = board_mask(image, models, params)
-    regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
-    found = lock_outlines(image, regions, models, params, mask=(prob, k)) if regions else None
-    for reach in params.wider_searches if regions else ():
+    found = _find(image, prob, k, models, params)
+    for reach in params.wider_searches:
         if found is not None and found.lines >= params.sure_crossings:
             break
-        # no sure lock: the outlines are far off (a steep tilt, a pale board); looked for further
-        wider = lock_outlines(image, regions, models, replace(params, search_mm=reach), mask=(prob, k))
+        wider = _find(image, prob, k, models, replace(params, search_mm=reach))
         if wider is not None and wider.lines >= params.sure_crossings and (found is None or wider.score > found.score):
             found = wider
+    return found
+
+
+def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard) -> Found | None:
+    """The board locked from the outlines of the board mask ``prob`` (``k``: its scale), or from
+    its faint regions when none leads to it."""
+    regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
+    found = lock_outlines(image, regions, models, params, mask=(prob, k)) if regions else None
     if found is None:
         # a board the network is unsure of (small, under glare) marks only a faint region, and its
         # outline often stops short of the board's edges: faint regions too, the outlines grown
