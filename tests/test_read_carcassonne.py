@@ -110,22 +110,28 @@ def test_meeple_model_tells_standing_from_lying_and_sees_no_meeple_where_there_i
     assert (Path(reader.__file__).parent.parent / "models" / "carcassonne-meeples.onnx").stat().st_size < 512 * 1024
 
 
+def sure_cell(label: str, meeple_at=None, meeple_class: int = 3):
+    """A square read surely as ``label``, with a meeple (class ``meeple_class`` of the meeple map:
+    3 is blue standing, 4 blue lying) on the 2 x 2 map cells from ``meeple_at`` (row, column)."""
+    p = np.zeros(97)
+    p[reader.tile_labels().index(label)] = 0.99
+    p[0] = 0.01
+    m = np.zeros((11, 12, 12))
+    m[0] = 1
+    if meeple_at:
+        (y, x) = meeple_at
+        m[0, y:y + 2, x:x + 2], m[meeple_class, y:y + 2, x:x + 2] = 0.05, 0.95
+    return (p, m, None)
+
+
 def test_a_sure_pose_puts_a_meeple_beside_a_field_on_the_field():
     """A meeple seen on the road of D, just beside its field: lying (the meeple model says), it is a
     farmer in that field; standing, it stays on the road; surely no meeple, it is dropped."""
-    def cell():
-        p = np.zeros(97)
-        p[reader.tile_labels().index("D:0")] = 0.99
-        p[0] = 0.01
-        m = np.zeros((11, 12, 12))
-        m[0] = 1
-        m[0, 6:8, 6:8], m[4, 6:8, 6:8] = 0.05, 0.95        # blue; its pose on the map: lying
-        return (p, m, None)
-
+    seen = sure_cell("D:0", meeple_at=(6, 6), meeple_class=4)      # blue; its pose on the map: lying
     features = {}
     for pose in reader.POSES:
         probs = np.eye(3)[reader.POSES.index(pose)] * 0.98 + 0.01
-        a = reader.assemble_layout({(0, 0): cell()}, reader.tile_labels(),
+        a = reader.assemble_layout({(0, 0): seen}, reader.tile_labels(),
                                    poses=lambda at, probs=probs: (np.tile(probs, (len(at), 1)), np.zeros((len(at), 2))))
         features[pose] = [m.feature.split(":")[0] for m in a.layout.meeples]
     assert features == {"none": [], "standing": ["road"], "lying": ["field"]}
@@ -134,18 +140,7 @@ def test_a_sure_pose_puts_a_meeple_beside_a_field_on_the_field():
 def test_the_foot_the_meeple_model_finds_moves_the_meeple():
     """The tile model's map puts a meeple near the east edge of (0, 0) (at 0.9 of the tile); the
     meeple model finds its foot 0.15 of a tile further east, on the tile (1, 0): it is put there."""
-    def cell(label, meeple_at=None):
-        p = np.zeros(97)
-        p[reader.tile_labels().index(label)] = 0.99
-        p[0] = 0.01
-        m = np.zeros((11, 12, 12))
-        m[0] = 1
-        if meeple_at:
-            (y, x) = meeple_at
-            m[0, y:y + 2, x:x + 2], m[3, y:y + 2, x:x + 2] = 0.05, 0.95      # blue, standing
-        return (p, m, None)
-
-    cells = {(0, 0): cell("U:90", meeple_at=(5, 9)), (1, 0): cell("U:90")}    # a straight road, west to east
+    cells = {(0, 0): sure_cell("U:90", meeple_at=(5, 9)), (1, 0): sure_cell("U:90")}   # a straight road, west to east
     standing = np.array([0.01, 0.98, 0.01])
     for foot, square in ((0.0, (0, 0)), (0.15, (1, 0))):
         a = reader.assemble_layout(cells, reader.tile_labels(),
@@ -184,19 +179,8 @@ def test_decoder_takes_the_second_guess_where_the_first_breaks_an_edge_and_flags
 def test_a_meeple_on_a_pennant_city_makes_its_tile_doubtful():
     """A meeple standing on the city of O may stand on its pennant (O or P?): the tile is flagged;
     on D, whose city no twin shares, it is not."""
-    def cell(label, meeple_at=None):
-        p = np.zeros(97)
-        p[reader.tile_labels().index(label)] = 0.99
-        p[0] = 0.01
-        m = np.zeros((11, 12, 12))
-        m[0] = 1
-        if meeple_at:
-            (y, x) = meeple_at
-            m[0, y:y + 2, x:x + 2], m[3, y:y + 2, x:x + 2] = 0.05, 0.95      # blue, standing
-        return (p, m, None)
-
     for tile, sure in (("O", False), ("D", True)):
-        cells = {(0, 0): cell(f"{tile}:0", meeple_at=(1, 5))}               # near the north edge: the city
+        cells = {(0, 0): sure_cell(f"{tile}:0", meeple_at=(1, 5))}          # near the north edge: the city
         a = reader.assemble_layout(cells, reader.tile_labels())
         assert [m.feature for m in a.layout.meeples] == ["city:N"]
         assert ("tile:0,0" not in a.flags) == sure and (a.confidences["tile:0,0"] > 0.9) == sure
