@@ -803,7 +803,9 @@ def export(db: str | Path, csv_path: str | Path | None = None, as_json: bool = F
                                  *(_cell(s["rounds"].get(k)) for k in rounds), s["photos"], s["unread"]])
     except OSError as e:
         raise UserError(e.filename or csv_path, f"cannot write ({e.strerror or e})") from None
-    print(f"wrote {len(rows)} photos to {csv_path} and {len(table)} players to {standings_path}", file=out)
+    photos = len({row["photo"] for row in rows})
+    print(f"wrote {len(rows)} rows ({photos} photos, a row per player on each) to {csv_path} "
+          f"and {len(table)} players to {standings_path}", file=out)
     return 0
 
 
