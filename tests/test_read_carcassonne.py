@@ -148,6 +148,19 @@ def test_the_foot_the_meeple_model_finds_moves_the_meeple():
         assert [(m.x, m.y, m.feature.split(":")[0]) for m in a.layout.meeples] == [(*square, "road")]
 
 
+def test_a_faint_peak_is_a_meeple_only_where_the_meeple_model_is_sure():
+    """A peak of the meeple map too faint for the map alone (0.3) is a meeple if the meeple
+    model is sure there is one, and not if it doubts it."""
+    p, m, _ = sure_cell("U:90")
+    m[0, 5:7, 3:5], m[3, 5:7, 3:5] = 0.7, 0.3            # a faint blue standing meeple on the road
+    for none, found in ((0.01, 1), (0.3, 0)):
+        probs = np.array([none, 1 - none - 0.01, 0.01])
+        a = reader.assemble_layout({(0, 0): (p, m, None)}, reader.tile_labels(),
+                                   poses=lambda at, probs=probs: (np.tile(probs, (len(at), 1)), np.zeros((len(at), 2))))
+        assert len(a.layout.meeples) == found
+    assert not reader.assemble_layout({(0, 0): (p, m, None)}, reader.tile_labels()).layout.meeples   # the map alone
+
+
 # ---------------------------------------------------------------------------
 # Joint decoding
 

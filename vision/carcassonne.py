@@ -1433,6 +1433,9 @@ class MeepleFinding:
     seam: float = 0.2               # meeples of a colour this near (tiles) across a tile edge are one, seen from both
     hidden_pennant: float = 0.6     # the most confidence a pennant tile (or its plain twin) keeps with a meeple on its city
     not_a_meeple: float = 0.4       # the meeple model this sure there is none: what was seen is no meeple
+    faint_peak: float = 0.2         # fainter peaks (down to this), this far (tiles) from every meeple found ...
+    faint_clear: float = 0.25
+    faint_not_a_meeple: float = 0.05  # ... are meeples where the meeple model is this unsure there is none
     #                                 (tuned on seed 5: 0.9, 0.6, 0.4)
 
 
@@ -1596,11 +1599,20 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     seen_all = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
                 for seen in find_meeples(sq, cells[sq][1], meeple_params)]
     seen_all = across_seams(seen_all, meeple_params)
-    if poses is not None and seen_all:
-        pose, foot = poses(np.array([(m.square[0] + m.u, m.square[1] + m.v) for m in seen_all]))
+    faint: list = []
+    if poses is not None and meeple_params.faint_peak < meeple_params.min_peak:
+        # peaks too faint for the map alone, clear of every meeple it found: the closer look decides
+        weak = replace(meeple_params, min_peak=meeple_params.faint_peak)
+        at = lambda m: np.array([m.square[0] + m.u, m.square[1] + m.v])
+        for sq in sorted(main, key=lambda s: (s[1], s[0])):
+            for m in find_meeples(sq, cells[sq][1], weak):
+                if all(np.hypot(*(at(m) - at(k))) > meeple_params.faint_clear for k in seen_all + faint):
+                    faint.append(m)
+    if poses is not None and seen_all + faint:
+        pose, foot = poses(np.array([(m.square[0] + m.u, m.square[1] + m.v) for m in seen_all + faint]))
         kept = []
-        for m, p, f in zip(seen_all, pose, foot):
-            if p[0] >= meeple_params.not_a_meeple:
+        for i, (m, p, f) in enumerate(zip(seen_all + faint, pose, foot)):
+            if p[0] >= (meeple_params.not_a_meeple if i < len(seen_all) else meeple_params.faint_not_a_meeple):
                 continue
             m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
             x, y = m.square[0] + m.u + f[0], m.square[1] + m.v + f[1]
