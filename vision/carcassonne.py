@@ -1454,6 +1454,11 @@ class SeenMeeple:
     lying: float
     confidence: float
 
+    @property
+    def at(self) -> tuple[float, float]:
+        """Where it is in lattice units (square ``(i, j)`` spans ``[i, i + 1] x [j, j + 1]``)."""
+        return self.square[0] + self.u, self.square[1] + self.v
+
 
 def find_meeples(square: tuple[int, int], mmap: np.ndarray, params: MeepleFinding = MEEPLES,
                  cut: Cut = CUT) -> list[SeenMeeple]:
@@ -1512,8 +1517,7 @@ def across_seams(seen: list[SeenMeeple], params: MeepleFinding = MEEPLES) -> lis
     depth = lambda m: min(m.u, 1 - m.u, m.v, 1 - m.v)
     kept: list[SeenMeeple] = []
     for m in sorted(seen, key=depth, reverse=True):
-        if not any(k.colour == m.colour and k.square != m.square and math.hypot(
-                k.square[0] + k.u - m.square[0] - m.u, k.square[1] + k.v - m.square[1] - m.v) <= params.seam
+        if not any(k.colour == m.colour and k.square != m.square and math.dist(k.at, m.at) <= params.seam
                    for k in kept):
             kept.append(m)
     return [m for m in seen if m in kept]
@@ -1599,23 +1603,23 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     seen_all = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
                 for seen in find_meeples(sq, cells[sq][1], meeple_params)]
     seen_all = across_seams(seen_all, meeple_params)
-    faint: list = []
-    if poses is not None and meeple_params.faint_peak < meeple_params.min_peak:
-        # peaks too faint for the map alone, clear of every meeple it found: the closer look decides
-        weak = replace(meeple_params, min_peak=meeple_params.faint_peak)
-        at = lambda m: np.array([m.square[0] + m.u, m.square[1] + m.v])
-        for sq in sorted(main, key=lambda s: (s[1], s[0])):
-            for m in find_meeples(sq, cells[sq][1], weak):
-                if all(np.hypot(*(at(m) - at(k))) > meeple_params.faint_clear for k in seen_all + faint):
-                    faint.append(m)
-    if poses is not None and seen_all + faint:
-        pose, foot = poses(np.array([(m.square[0] + m.u, m.square[1] + m.v) for m in seen_all + faint]))
+    if poses is not None:
+        # the closer look at each meeple seen, and at the peaks too faint for the map alone that
+        # are clear of every meeple it found (the first ``sure`` candidates are the map's own)
+        candidates, sure = list(seen_all), len(seen_all)
+        if meeple_params.faint_peak < meeple_params.min_peak:
+            weak = replace(meeple_params, min_peak=meeple_params.faint_peak)
+            for sq in sorted(main, key=lambda s: (s[1], s[0])):
+                for m in find_meeples(sq, cells[sq][1], weak):
+                    if all(math.dist(m.at, k.at) > meeple_params.faint_clear for k in candidates):
+                        candidates.append(m)
+        pose, foot = poses(np.array([m.at for m in candidates])) if candidates else ((), ())
         kept = []
-        for i, (m, p, f) in enumerate(zip(seen_all + faint, pose, foot)):
-            if p[0] >= (meeple_params.not_a_meeple if i < len(seen_all) else meeple_params.faint_not_a_meeple):
+        for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
+            if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
                 continue
             m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
-            x, y = m.square[0] + m.u + f[0], m.square[1] + m.v + f[1]
+            x, y = m.at[0] + f[0], m.at[1] + f[1]
             square = (int(math.floor(x)), int(math.floor(y)))
             if square in decoded.tiles:          # the foot, where the closer look puts it
                 m = replace(m, square=square, u=x - square[0], v=y - square[1])

@@ -851,6 +851,7 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
     import torch.nn as nn
 
     from vision.carcassonne import MEEPLE_CUT, POSES, normalise_tiles
+    from vision.geometry import CARCASSONNE as GEO
     from vision.photo import decode_bytes
     from vision.render import render_jpeg
 
@@ -914,9 +915,9 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
         logits, where = net(torch.from_numpy(hx))
     got, where = logits.argmax(1).numpy(), where.numpy()
     right = {p: f"{int(((got == i) & (hy == i)).sum())} of {int((hy == i).sum())}" for i, p in enumerate(POSES)}
-    seen = hy > 0
-    foot = {"window_off_mm": round(float(np.abs(ho[seen]).mean() * MEEPLE_CUT.side * 45), 2),
-            "foot_off_mm": round(float(np.abs(ho[seen] - where[seen]).mean() * MEEPLE_CUT.side * 45), 2)}
+    seen, mm = hy > 0, MEEPLE_CUT.side * GEO.tile_mm          # window sides -> millimetres
+    foot = {"window_off_mm": round(float(np.abs(ho[seen]).mean() * mm), 2),
+            "foot_off_mm": round(float(np.abs(ho[seen] - where[seen]).mean() * mm), 2)}
     log(f"held out ({held_out} photos): " + ", ".join(f"{p} {r}" for p, r in right.items())
         + f"; the foot, mean error per axis: {foot['window_off_mm']} mm at the window's centre, "
           f"{foot['foot_off_mm']} mm where the model puts it")
