@@ -308,6 +308,6 @@ def test_a_lock_a_space_over_is_moved_back(move):
     prob, kp = reader.board_mask(image)
     to_mask = np.array([[kp, 0, 0.5 * kp - 0.5], [0, kp, 0.5 * kp - 0.5], [0, 0, 1]])
     cover = lambda h: reader.mask_cover(prob, cv2.perspectiveTransform(mm[None], to_mask @ h)[0])
-    best = (reader.rectified_score(image, wrong), wrong, lines, True, right)
+    best = reader.Lock(reader.rectified_score(image, wrong), wrong, lines, True, right)
     moved = reader._try_neighbours(gray, image, best, reader.FIND, cover)
-    assert off(moved[1]) < 3 and moved[0] > best[0]       # back where it belongs, and scoring more
+    assert off(moved.h) < 3 and moved.score > best.score  # back where it belongs, and scoring more

@@ -199,6 +199,29 @@ def test_carcassonne_styles_differ():
     assert truth["camera"]["style"] == "unseen"
 
 
+def test_a_meeple_on_a_city_stands_in_its_middle_clear_of_the_pennant():
+    """On a city over two or three edges the meeple stands deep inside (not against the wall, where
+    a road or field begins), off the pennant, and where the twin without a pennant has it too."""
+    from scoring import carcassonne
+    from vision.render import carcassonne as art
+
+    cat = carcassonne.load_catalogue()
+    spots = {}
+    for name in "FGMNOPQRST":
+        city = next(p for p in cat[name].parts if p.kind == "city")
+        outline, _ = art.city_outline(city.edges)
+        shield = art._shield_point(outline, city.edges)
+        spot = np.array(art._city_spot(outline, city.edges, shield, 4.0))
+        assert np.hypot(*(spot - shield)) >= art.MEEPLE_SHIELD_CLEAR - 0.5, name
+        mask = np.zeros((450, 450), np.uint8)
+        cv2.fillPoly(mask, [np.round(outline * 10).astype(np.int32)], 1)
+        depth = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1] / 10
+        assert depth[int(spot[1] * 10), int(spot[0] * 10)] >= 7.0, name      # mm from wall and tile edge
+        spots[name] = tuple(spot)
+    for plain, pennant in ("GF", "NM", "PO", "RQ", "TS"):
+        assert spots[plain] == spots[pennant]
+
+
 def test_same_bytes_in_another_process():
     """No per-process randomness (such as Python's string hashing) reaches the pixels."""
     import hashlib

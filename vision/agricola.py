@@ -69,7 +69,7 @@ import time
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import cv2
 import numpy as np
@@ -403,6 +403,21 @@ def grown(quad: np.ndarray, factor: float) -> np.ndarray:
     return (centre + (quad - centre) * factor).astype(np.float32)
 
 
+class Lock(NamedTuple):
+    """A board locked to the fence lines (work-image pixels): its rectified score, the
+    board-millimetre to work-pixel homography, how many fence-line crossings agree, whether
+    it keeps about the size of the outline it came from, and that outline's homography."""
+
+    score: float
+    h: np.ndarray
+    crossings: int
+    plausible: bool
+    outline: np.ndarray
+
+    def sure(self, params: "FindBoard") -> bool:
+        return self.plausible and self.crossings >= params.sure_crossings and self.score >= params.min_score
+
+
 def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: AgricolaModels = MODELS,
                   params: FindBoard = FIND, grow: tuple = (), mask: tuple | None = None) -> Found | None:
     """The board locked from the first of the outlines ``regions`` (photo pixels) that leads to
@@ -462,25 +477,24 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             # a lock onto part of the board (its inner fence lines) or past it is kept only
             # while nothing better is found
             plausible = lines > 0 and _plausible(locked, h, params)
-            if best is None or (lines > 0, plausible, score) > (best[2] > 0, best[3], best[0]):
-                best = (score, locked, lines, plausible, h)
+            if best is None or (lines > 0, plausible, score) > (best.crossings > 0, best.plausible, best.score):
+                best = Lock(score, locked, lines, plausible, h)
             if plausible and lines >= params.sure_crossings and score >= params.min_score:
                 break
-        if best[3] and best[2] >= params.sure_crossings and best[0] >= params.min_score:
+        if best.sure(params):
             break
-    if params.neighbours and best[2] > 0 and not (best[3] and best[2] >= params.sure_crossings):
+    if params.neighbours and best.crossings > 0 and not (best.plausible and best.crossings >= params.sure_crossings):
         cover = None
         if mask is not None:
             to_mask = np.array([[mask[1] / kw, 0, 0.5 * mask[1] / kw - 0.5], [0, mask[1] / kw, 0.5 * mask[1] / kw - 0.5],
                                 [0, 0, 1]])
             cover = lambda hw: mask_cover(mask[0], cv2.perspectiveTransform(mm[None], to_mask @ hw)[0], params)
         best = _try_neighbours(gray, work, best, params, cover)
-    if best[0] < params.min_score:
+    if best.score < params.min_score:
         return None
-    score, h, lines = best[:3]
-    h = np.linalg.inv(to_work) @ h
+    h = np.linalg.inv(to_work) @ best.h
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
-    return Found(corners, h, score, lines)
+    return Found(corners, h, best.score, best.crossings)
 
 
 def neighbour_moves(g: AgricolaBoard = AGRICOLA) -> list[np.ndarray]:
@@ -524,8 +538,8 @@ def mask_cover(prob: np.ndarray, quad: np.ndarray, params: FindBoard = FIND) -> 
     return float((board & inside).sum() / max(1, (board | inside).sum()))
 
 
-def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: tuple, params: FindBoard = FIND,
-                    cover: Callable | None = None) -> tuple:
+def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: "Lock", params: FindBoard = FIND,
+                    cover: Callable | None = None) -> "Lock":
     """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
 
     The best neighbour that agrees on some crossings and keeps about its
@@ -536,9 +550,9 @@ def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: tuple, params: Fin
     well as the first (``cover_slack``) is kept: a lock one space over
     explains the inner fence lines as well, but not the board's place.
     """
-    outline = best[4]
+    outline = best.outline
     covered = cover or (lambda h: 0.0)
-    path = [(best, covered(best[1]))]
+    path = [(best, covered(best.h))]
     for _ in range(params.neighbour_rounds):
         (score, h, *_), c0 = path[-1]
         step = None
@@ -547,11 +561,11 @@ def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: tuple, params: Fin
             if not found or not _plausible(locked, outline, params):
                 continue
             s = rectified_score(work, locked, params)
-            if s <= score or (step is not None and s <= step[0][0]):
+            if s <= score or (step is not None and s <= step[0].score):
                 continue
             c = covered(locked)
             if s > params.neighbour_gain * score or (cover and c > c0 + params.cover_gain):
-                step = ((s, locked, found, True, outline), c)
+                step = (Lock(s, locked, found, True, outline), c)
         if step is None:
             break
         path.append(step)

@@ -274,14 +274,9 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
             cv.poly(wall, style.wall, style.wall_mm, closed=False)
             if style.outline_mm >= 0.5:
                 cv.poly(wall, style.outline, style.outline_mm * 0.6, closed=False)
-        inside = _inside_point(outline, p.edges)
-        spots[i] = tuple(inside)
+        pos = _shield_point(outline, p.edges)
+        spots[i] = _city_spot(outline, p.edges, pos, ppm)
         if p.count("pennants"):
-            if len(p.edges) == 1:                # beside the meeple's spot, along the wall
-                e = p.edges[0]
-                pos = inside + np.array([-_INWARD[e][1], _INWARD[e][0]]) * 8.0
-            else:
-                pos = inside + np.array([4.5, -4.5])
             shield = _SHIELD * 1.1 + pos
             cv.poly(shield, (0.95, 0.95, 0.95))
             cv.poly(shield, style.pennant, 0.5)
@@ -303,14 +298,43 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
     return TileArt(img, spots)
 
 
-def _inside_point(outline: np.ndarray, edges) -> np.ndarray:
+def _shield_point(outline: np.ndarray, edges) -> np.ndarray:
+    """Where a city's pennant is printed (mm): beside the middle of a city on one edge, along
+    its wall; on a larger city, off the mean of its outline's points, towards the north-east."""
+    if len(edges) == 1:
+        e = edges[0]
+        m, d = np.asarray(_MID[e]), np.asarray(_INWARD[e])
+        return m + d * CAP_DEPTH * 0.45 + np.array([-_INWARD[e][1], _INWARD[e][0]]) * 8.0
+    return outline.mean(axis=0) + np.array([4.5, -4.5])
+
+
+#: a meeple stands on a city at least this far (mm) from its pennant's middle, where there is room
+MEEPLE_SHIELD_CLEAR = 15.0
+
+
+def _city_spot(outline: np.ndarray, edges, shield: np.ndarray, ppm: float) -> tuple[float, float]:
+    """Where a player stands a meeple on a city (mm): a city on one edge, in the middle of its cap;
+    a larger one, its point deepest inside (walls and the tile's edge), off the pennant's place
+    (where its twin without a pennant has it too, so the spot tells nothing of the pennant)."""
     if len(edges) == 1:
         m, d = np.asarray(_MID[edges[0]]), np.asarray(_INWARD[edges[0]])
-        return m + d * CAP_DEPTH * 0.45
+        return tuple(m + d * CAP_DEPTH * 0.45)
     if len(edges) == 4:
-        return np.array([T * 0.5, T * 0.5])
-    c = outline.mean(axis=0)
-    return c
+        return (T * 0.5, T * 0.5)
+    step = 0.25                                              # mm per raster pixel
+    n = int(round(T / step))
+    mask = np.zeros((n, n), np.uint8)
+    cv2.fillPoly(mask, [np.round(np.asarray(outline) / step).astype(np.int32)], 1)
+    mask = np.pad(mask, 1)                                   # a border of 0: the tile's edge bounds it
+    depth = cv2.distanceTransform(mask, cv2.DIST_L2, 5)[1:-1, 1:-1] * step
+    y, x = (np.mgrid[0:n, 0:n] + 0.5) * step
+    clear = np.hypot(x - shield[0], y - shield[1]) >= MEEPLE_SHIELD_CLEAR
+    score = depth - 0.05 * np.hypot(x - T / 2, y - T / 2)  # of equally deep points, the most central
+    score[~clear] = -np.inf
+    if not np.isfinite(score).any():
+        score = depth
+    k = int(np.argmax(score))
+    return float(x.flat[k]), float(y.flat[k])
 
 
 def _field_spot(halves, labels: np.ndarray, ppm: float) -> tuple[float, float]:
