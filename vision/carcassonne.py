@@ -1453,6 +1453,7 @@ class SeenMeeple:
     colour: str
     lying: float
     confidence: float
+    peak: float = 1.0          # the map's meeple probability at its peak
 
     @property
     def at(self) -> tuple[float, float]:
@@ -1500,7 +1501,7 @@ def find_meeples(square: tuple[int, int], mmap: np.ndarray, params: MeepleFindin
         mine = [i for i, label in enumerate(labels[1:]) if label.startswith(colour + ":")]
         lying = float(cls[mine[1]] / max(cls[mine].sum(), 1e-9))
         conf = float(p[y, x] * cls[mine].sum() / max(cls.sum(), 1e-9))
-        found.append(SeenMeeple(square, u, v, colour, lying, conf))
+        found.append(SeenMeeple(square, u, v, colour, lying, conf, float(p[y, x])))
     return found
 
 
@@ -1600,19 +1601,18 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
             best = [i for i in np.argsort(-p) if i != empty][0]
             alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
     meeples, mconf = [], []
-    seen_all = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
-                for seen in find_meeples(sq, cells[sq][1], meeple_params)]
-    seen_all = across_seams(seen_all, meeple_params)
+    lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
+    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
+             for seen in find_meeples(sq, cells[sq][1], replace(meeple_params, min_peak=lowest))]
+    seen_all = across_seams([m for m in peaks if m.peak >= meeple_params.min_peak], meeple_params)
     if poses is not None:
         # the closer look at each meeple seen, and at the peaks too faint for the map alone that
         # are clear of every meeple it found (the first ``sure`` candidates are the map's own)
         candidates, sure = list(seen_all), len(seen_all)
-        if meeple_params.faint_peak < meeple_params.min_peak:
-            weak = replace(meeple_params, min_peak=meeple_params.faint_peak)
-            for sq in sorted(main, key=lambda s: (s[1], s[0])):
-                for m in find_meeples(sq, cells[sq][1], weak):
-                    if all(math.dist(m.at, k.at) > meeple_params.faint_clear for k in candidates):
-                        candidates.append(m)
+        for m in peaks:
+            if m.peak < meeple_params.min_peak and all(math.dist(m.at, k.at) > meeple_params.faint_clear
+                                                       for k in candidates):
+                candidates.append(m)
         pose, foot = poses(np.array([m.at for m in candidates])) if candidates else ((), ())
         kept = []
         for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
