@@ -224,11 +224,7 @@ def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
 # Photos
 
 
-KNOWN_GAPS = {
-    "carcassonne-photo-2": "known gap (issue 7, still open): a meeple standing on the city of one tile is read "
-                           "on that tile's road, and a farmer drawn across a tile edge (by the renderer of the "
-                           "time) is read on the neighbouring tile",
-}
+KNOWN_GAPS: dict[str, str] = {}     # sample stem -> why it does not read yet (a strict xfail)
 
 
 @pytest.mark.parametrize("photo", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[p.stem]))
