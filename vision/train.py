@@ -648,13 +648,13 @@ class CarcassonneTraining:
     layout_epochs: int = 10
     layout_crop: int = 256
     layout_width: int = 12
-    tile_epochs: int = 7
-    meeple_photos: int = 240                  # the meeple model learns from the first photos of the first set ...
+    tile_epochs: int = 12
+    meeple_photos: int = 400                  # the meeple model learns from the first photos of the first set ...
     meeple_views: int = 3                     # ... each meeple's window cut this many times, each a little off
     meeple_offset: float = 0.04               # ... by this much (of a tile, standard deviation)
     meeple_nones: float = 2.0                 # windows with no meeple, per meeple
     meeple_clear: float = 0.3                 # ... this far (of a tile) from every meeple's foot
-    meeple_epochs: int = 16
+    meeple_epochs: int = 24
     meeple_width: int = 12
     meeple_held_out: int = 20                 # held-out photos its accuracy is measured on
     meeple_where_weight: float = 3.0          # the foot's offset (window sides, smooth L1) against the pose's cross-entropy
