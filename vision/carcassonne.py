@@ -523,6 +523,8 @@ class Lattice:
     retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),))   # other ways to find the
     #                                 lines (parameters changed), tried while no lattice's squares look like tiles
     parts: int = 2                  # ... and then on each of the largest groups of tiles seen apart, this many
+    part_thresholds: tuple = (0.75,)  # ... and then apart at these layout probabilities too (clutter joined to the
+    #                                   layout at min_layout)
 
 
 LATTICE = Lattice()
@@ -862,13 +864,17 @@ def layout_parts(lmap: LayoutMap, params: Lattice = LATTICE) -> list[LayoutMap]:
     """
     import cv2
 
-    seen = (lmap.prob >= params.min_layout).astype(np.uint8)
-    count, comp = cv2.connectedComponents(seen, connectivity=8)
-    mass = sorted(((float(lmap.prob[comp == c].sum()), c) for c in range(1, count)), reverse=True)
-    parts = []
-    for _, c in mass[:params.parts]:
-        near = cv2.dilate((comp == c).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        parts.append(LayoutMap(np.where(near, lmap.prob, 0.0), lmap.log_size, lmap.scale, lmap.origin, lmap.stride))
+    parts, kept = [], []
+    for threshold in (params.min_layout,) + params.part_thresholds:
+        seen = (lmap.prob >= threshold).astype(np.uint8)
+        count, comp = cv2.connectedComponents(seen, connectivity=8)
+        mass = sorted(((float(lmap.prob[comp == c].sum()), c) for c in range(1, count)), reverse=True)
+        for _, c in mass[:params.parts]:
+            near = cv2.dilate((comp == c).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+            if any((near == k).all() for k in kept):
+                continue
+            kept.append(near)
+            parts.append(LayoutMap(np.where(near, lmap.prob, 0.0), lmap.log_size, lmap.scale, lmap.origin, lmap.stride))
     return parts
 
 
