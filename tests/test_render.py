@@ -211,7 +211,7 @@ def test_a_meeple_on_a_city_stands_in_its_middle_clear_of_the_pennant():
         city = next(p for p in cat[name].parts if p.kind == "city")
         outline, _ = art.city_outline(city.edges)
         shield = art._shield_point(outline, city.edges)
-        spot = np.array(art._city_spot(outline, city.edges, shield, 4.0))
+        spot = np.array(art._city_spot(outline, city.edges, shield))
         assert np.hypot(*(spot - shield)) >= art.MEEPLE_SHIELD_CLEAR - 0.5, name
         mask = np.zeros((450, 450), np.uint8)
         cv2.fillPoly(mask, [np.round(outline * 10).astype(np.int32)], 1)

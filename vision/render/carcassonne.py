@@ -274,13 +274,13 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
             cv.poly(wall, style.wall, style.wall_mm, closed=False)
             if style.outline_mm >= 0.5:
                 cv.poly(wall, style.outline, style.outline_mm * 0.6, closed=False)
-        pos = _shield_point(outline, p.edges)
-        spots[i] = _city_spot(outline, p.edges, pos, ppm)
+        pennant_at = _shield_point(outline, p.edges)          # printed or not: the twins' spots agree
+        spots[i] = _city_spot(outline, p.edges, pennant_at)
         if p.count("pennants"):
-            shield = _SHIELD * 1.1 + pos
+            shield = _SHIELD * 1.1 + pennant_at
             cv.poly(shield, (0.95, 0.95, 0.95))
             cv.poly(shield, style.pennant, 0.5)
-            cv.poly((shield - pos) * 0.6 + pos, style.pennant)
+            cv.poly((shield - pennant_at) * 0.6 + pennant_at, style.pennant)
 
     for i, p in enumerate(parts):
         if p.kind == "cloister":
@@ -312,7 +312,7 @@ def _shield_point(outline: np.ndarray, edges) -> np.ndarray:
 MEEPLE_SHIELD_CLEAR = 15.0
 
 
-def _city_spot(outline: np.ndarray, edges, shield: np.ndarray, ppm: float) -> tuple[float, float]:
+def _city_spot(outline: np.ndarray, edges, shield: np.ndarray) -> tuple[float, float]:
     """Where a player stands a meeple on a city (mm): a city on one edge, in the middle of its cap;
     a larger one, its point deepest inside (walls and the tile's edge), off the pennant's place
     (where its twin without a pennant has it too, so the spot tells nothing of the pennant)."""
