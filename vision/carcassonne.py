@@ -142,7 +142,8 @@ def pennant_twins(expansions: tuple[str, ...] = ("base",)) -> Mapping[str, str]:
 
 def twin_share(candidates, tile: str) -> float:
     """How much of the probability the tile model gives ``tile`` and its pennant twin goes to
-    the twin, from a square's candidates ``[((type, rotation), p), ...]``.
+    the twin, from a square's candidates ``[((type, rotation), p), ...]`` (0 for a tile
+    without a twin).
 
     >>> twin_share([(("O", 0), 0.9), (("P", 0), 0.1)], "O")
     0.1
@@ -1656,8 +1657,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
         meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
         mconf.append(seen.confidence)
-        if feature.startswith("city") and tile in pennant_twins() and \
-                twin_share(cands[seen.square], tile) > meeple_params.pennant_doubt:
+        if feature.startswith("city") and twin_share(cands[seen.square], tile) > meeple_params.pennant_doubt:
             # the meeple may stand on the pennant: the tile is asked about, not taken on trust
             confidences[name(seen.square)] = min(confidences[name(seen.square)], meeple_params.hidden_pennant)
     for i, c in enumerate(mconf):

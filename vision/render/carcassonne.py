@@ -298,13 +298,17 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
     return TileArt(img, spots)
 
 
+def _cap_middle(edge: str) -> np.ndarray:
+    """The middle of a city cap on ``edge`` (mm), a little under half its depth in."""
+    return np.asarray(_MID[edge]) + np.asarray(_INWARD[edge]) * CAP_DEPTH * 0.45
+
+
 def _shield_point(outline: np.ndarray, edges) -> np.ndarray:
     """Where a city's pennant is printed (mm): beside the middle of a city on one edge, along
     its wall; on a larger city, off the mean of its outline's points, towards the north-east."""
     if len(edges) == 1:
         e = edges[0]
-        m, d = np.asarray(_MID[e]), np.asarray(_INWARD[e])
-        return m + d * CAP_DEPTH * 0.45 + np.array([-_INWARD[e][1], _INWARD[e][0]]) * 8.0
+        return _cap_middle(e) + np.array([-_INWARD[e][1], _INWARD[e][0]]) * 8.0
     return outline.mean(axis=0) + np.array([4.5, -4.5])
 
 
@@ -317,8 +321,7 @@ def _city_spot(outline: np.ndarray, edges, shield: np.ndarray) -> tuple[float, f
     a larger one, its point deepest inside (walls and the tile's edge), off the pennant's place
     (where its twin without a pennant has it too, so the spot tells nothing of the pennant)."""
     if len(edges) == 1:
-        m, d = np.asarray(_MID[edges[0]]), np.asarray(_INWARD[edges[0]])
-        return tuple(m + d * CAP_DEPTH * 0.45)
+        return tuple(_cap_middle(edges[0]))
     if len(edges) == 4:
         return (T * 0.5, T * 0.5)
     step = 0.25                                              # mm per raster pixel
