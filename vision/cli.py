@@ -18,6 +18,7 @@ from pathlib import Path
 
 from scoring import StateError
 from vision import UserError
+from vision.render import STYLES
 
 EXIT_USAGE = 2
 
@@ -339,8 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the photos (created if missing)")
     p.add_argument("--megapixels", metavar="MP", help="photo size: a number (12) or a range (1-12, the default)")
-    p.add_argument("--style", choices=("default", "unseen"), default="default",
-                   help="art style: default, or unseen (a style no reader is trained on)")
+    p.add_argument("--style", choices=STYLES, default="default",
+                   help="art style: default, unseen (a style no reader is trained on), or proxy (the "
+                        "foreign proxy: another renderer, camera and light, kept out of all training)")
     p.add_argument("--split", choices=("train", "test"), default="train",
                    help="handwriting pool: train (default) or test (held out for the benchmark)")
     p.add_argument("--workers", type=int, default=1, help="rendering processes (default 1)")
@@ -356,8 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed of the photos (default 1)")
     p.add_argument("--dir", metavar="DIR", help="read the photo and truth pairs in DIR instead of rendering")
     p.add_argument("--megapixels", metavar="MP", help="photo size: a number or a range (default 12)")
-    p.add_argument("--style", choices=("default", "unseen"), default="default",
-                   help="art style of the rendered photos: default, or unseen")
+    p.add_argument("--style", choices=STYLES, default="default",
+                   help="art style of the rendered photos: default, unseen, or proxy (the foreign proxy)")
     p.add_argument("--split", choices=("train", "test"), default="test",
                    help="handwriting pool of the rendered photos (default: test, held out from training)")
     p.add_argument("--workers", type=int, default=2,

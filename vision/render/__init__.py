@@ -35,6 +35,13 @@ from .camera import CAMERA, draw_camera, encode_jpeg, photograph, project_boxes
 
 GAMES = ("agricola", "avenue", "carcassonne")
 
+#: The foreign proxy: ``style="proxy"`` draws and photographs the board with
+#: ``vision.render.proxy.<game>``, a renderer written apart from the training
+#: one. No training run and no tuning choice may use it (``vision.train``
+#: refuses it); its figures are reported apart.
+PROXY = "proxy"
+STYLES = ("default", "unseen", PROXY)
+
 #: Boards are drawn flat at about the scale they have in the photo, but
 #: never finer than this (pixels per millimetre) nor coarser than MIN_PPM.
 MAX_PPM, MIN_PPM = 12.0, 3.0
@@ -75,6 +82,8 @@ def render_jpeg(game: str, seed: int, megapixels=None, style: str | None = None,
     rng = np.random.default_rng(int(seed))
     state_options = {k: options.pop(k) for k in list(options) if k in getattr(mod, "STATE_OPTIONS", ())}
     state = mod.random_state(rng, **state_options)
+    if style == PROXY:
+        return _render_proxy_jpeg(game, int(seed), state, rng, megapixels, split, options)
     board_mm = mod.board_mm(state)
     camera = draw_camera(rng, board_mm, CAMERA,
                          megapixels=CAMERA.megapixels if megapixels is None else megapixels, **options)
@@ -92,6 +101,35 @@ def render_jpeg(game: str, seed: int, megapixels=None, style: str | None = None,
         "elements": project_boxes(camera.homography_mm, boxes),
         "camera": camera.to_dict() | {"px_per_mm_drawn": ppm, "style": style or "default", "split": split},
         "size": [camera.width, camera.height],
+    }
+    return data, truth
+
+
+def _render_proxy_jpeg(game: str, seed: int, state, rng: np.random.Generator, megapixels, split: str,
+                       options: dict) -> tuple[bytes, dict]:
+    """:func:`render_jpeg` for the foreign proxy: ``vision.render.proxy.<game>.photograph``.
+
+    The proxy module takes the state (drawn by the training renderer's
+    ``random_state``: the game, not the art) and returns a dict with
+    ``photo`` (BGR uint8), ``corners`` (the board's 4 corners in the photo,
+    TL TR BR BL as printed; for Carcassonne the layout's bounding tiles'),
+    ``elements`` (name -> photo box), ``camera`` (a dict of what it drew) and
+    ``jpeg_quality``.
+    """
+    proxy = importlib.import_module(f"vision.render.proxy.{game}")
+    mp = CAMERA.megapixels if megapixels is None else megapixels
+    shot = proxy.photograph(state, rng, megapixels=mp, split=split, **options)
+    photo = shot["photo"]
+    data = encode_jpeg(photo, int(shot.get("jpeg_quality", 88)))
+    module = importlib.import_module(f"scoring.{game}")
+    truth = {
+        "game": game,
+        "seed": seed,
+        "state": module.to_dict(state),
+        "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in shot["corners"]],
+        "elements": shot.get("elements", {}),
+        "camera": dict(shot.get("camera", {})) | {"style": PROXY, "split": split},
+        "size": [int(photo.shape[1]), int(photo.shape[0])],
     }
     return data, truth
 
