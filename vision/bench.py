@@ -212,21 +212,31 @@ def compare(game: str, truth, read) -> dict[str, list[int]]:
     saw that are not in the truth (a tile on an empty square, a meeple that
     is not there) count as wrong too.
     """
+    return element_diff(game, truth, read)[0]
+
+
+def element_diff(game: str, truth, read) -> tuple[dict[str, list[int]], list[str]]:
+    """:func:`compare`'s counts, and the names of the elements read wrong (or missed, or extra)."""
     if game == "carcassonne" and read is not None:
         read = _align_carcassonne(truth, read)
     want = ELEMENTS[game](truth)
     got = ELEMENTS[game](read) if read is not None else {}
     out: dict[str, list[int]] = {}
+    wrong = []
     for name, value in want.items():
         kind = element_kind(name)
         counts = out.setdefault(kind, [0, 0])
         counts[1] += 1
-        counts[0] += int(name in got and got[name] == value)
+        right = name in got and got[name] == value
+        counts[0] += int(right)
+        if not right:
+            wrong.append(name)
     if game == "carcassonne":
         for name in got:
             if name not in want:
                 out.setdefault(element_kind(name), [0, 0])[1] += 1
-    return out
+                wrong.append(name)
+    return out, wrong
 
 
 def meeple_counts(truth, read) -> dict[str, int]:
@@ -288,6 +298,9 @@ class PhotoResult:
     ms: float
     problem: str = ""
     counts: dict = field(default_factory=dict)
+    wrong: list = field(default_factory=list)      # elements read wrong
+    flagged: list = field(default_factory=list)    # elements the reader flagged for review
+    group: str | None = None                       # the truth's camera["group"] (e.g. the proxy's pen)
 
 
 @dataclass
@@ -327,6 +340,11 @@ class BenchResult:
             large = [p.ms for p in self.photos if p.counts.get("tiles", 0) >= BENCH.large_layout]
             extra |= {"large_layouts": len(large),
                       "large_layout_median_ms": round(float(np.median(large)), 1) if large else None}
+        extra |= self.flag_summary()
+        groups = sorted({p.group for p in self.photos if p.group})
+        if groups:
+            extra["by_group"] = {g: BenchResult(self.game, [p for p in self.photos if p.group == g]).rates()
+                                 for g in groups}
         ms = [p.ms for p in self.photos]
         errors = [p.score_error for p in self.photos if p.score_error is not None]
         rate = lambda xs: round(sum(xs) / n, 4) if n else None
@@ -350,6 +368,30 @@ class BenchResult:
             "first_error": next((f"{p.image}: {p.problem}" for p in self.photos
                                  if p.problem.startswith("reader error")), None),
         }
+
+
+    def rates(self) -> dict:
+        """Photos, exact states and exact scores, for a part of the set."""
+        n = len(self.photos)
+        return {"photos": n, "exact_state_rate": round(sum(p.exact_state for p in self.photos) / n, 4),
+                "exact_score_rate": round(sum(p.exact_score for p in self.photos) / n, 4)}
+
+    def flag_summary(self) -> dict:
+        """How well the flags pick out what is wrong.
+
+        ``flag_recall``: the share of wrongly read elements that were flagged;
+        ``flagged_exact_rate``: the share of photos read exactly that still
+        carry a flag (a review asked for nothing); ``flagged_wrong_rate``: the
+        share of photos not read exactly that carry a flag.
+        """
+        found = [p for p in self.photos if p.found]
+        wrong = sum(len(p.wrong) for p in found)
+        caught = sum(len(set(p.wrong) & set(p.flagged)) for p in found)
+        exact = [p for p in found if p.exact_state]
+        inexact = [p for p in found if not p.exact_state]
+        share = lambda ps: round(sum(bool(p.flagged) for p in ps) / len(ps), 4) if ps else None
+        return {"flag_recall": round(caught / wrong, 4) if wrong else None,
+                "flagged_exact_rate": share(exact), "flagged_wrong_rate": share(inexact)}
 
 
 def peak_rss_mb() -> float:
@@ -409,9 +451,11 @@ def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, pro
         found = read_state is not None
         want = totals(game, truth_state)
         got = totals(game, read_state) if found else None
+        elements, wrong = element_diff(game, truth_state, read_state)
         result.photos.append(PhotoResult(
-            image=photo.name, found=found,
-            elements=compare(game, truth_state, read_state),
+            image=photo.name, found=found, elements=elements, wrong=wrong,
+            flagged=list(getattr(reading, "flags", [])) if found else [],
+            group=(truth.get("camera") or {}).get("group"),
             exact_state=same_state(game, truth_state, read_state),
             counts={**meeple_counts(truth_state, read_state), "tiles": len(truth_state.tiles)}
             if game == "carcassonne" else {},
@@ -480,7 +524,15 @@ def render_text(summary: dict) -> str:
     err = summary["mean_abs_score_error"]
     lines += [row("exact state", pct(summary["exact_state_rate"])),
               row("exact score", pct(summary["exact_score_rate"])),
-              row("mean |score error|", "-" if err is None else err),
+              row("mean |score error|", "-" if err is None else err)]
+    if summary.get("flag_recall") is not None or summary.get("flagged_exact_rate") is not None:
+        lines += [row("flags", f"catch {pct(summary['flag_recall'])} of wrong elements; on "
+                               f"{pct(summary['flagged_exact_rate'])} of exact photos, "
+                               f"{pct(summary['flagged_wrong_rate'])} of the others")]
+    for group, r in summary.get("by_group", {}).items():
+        lines.append(row(f"  {group}", f"{r['photos']} photos: exact state {pct(r['exact_state_rate'])}, "
+                                        f"exact score {pct(r['exact_score_rate'])}"))
+    lines += [
               row("time per photo", f"median {summary['median_ms']} ms, p95 {summary['p95_ms']} ms"),
               row("peak memory", f"{summary['peak_rss_mb']} MB"),
               row("models", f"{summary['model_mb']} MB ({len(summary['models'])} files)")]

@@ -39,11 +39,18 @@ class Cut:
     cell_ink_pool: int = 2       # a cell is cut at cell_px * this, then each block keeps its darkest pixel
     box_px: int = 40             # a score-column piece is box_px x box_px
     box_margin_mm: float = 1.0   # paper kept around a box on each side
+    even_light_mm: float = 3.0   # light evened out over this scale before cutting cells (0: not at all)
+    box_light_mm: float = 8.0    # the same for the score column (a felt-tip digit has wide strokes and blots)
+    print_group: int = 3         # cells printed alike, at least this many, have their common print removed
+    print_slack_px: int = 1      # the common print is widened by this much (cells lie a pixel apart)
+    faint_border_px: int = 6     # a piece's frame (grid lines, box lines), left out when judging its ink
+    faint_ink: tuple = (0.05, 0.45)  # ink fainter than the second (darkness 0..1) but above the first is
+                                     # strengthened to the second (pencil, a pen running dry)
 
 
 CUT = Cut()
 #: The cut of the printed-layout model (``avenue-printed``, for ``scorelens template``): plain scaling.
-PRINTED_CUT = Cut(cell_ink_pool=1)
+PRINTED_CUT = Cut(cell_ink_pool=1, even_light_mm=0.0, box_light_mm=0.0)
 
 
 def cell_names(geometry: AvenueSheet = AVENUE) -> list[str]:
@@ -83,18 +90,45 @@ def to_gray(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def cut(image: np.ndarray, px_per_mm: float, boxes_mm, size: int, ink_pool: int = 1) -> np.ndarray:
+def even_light(gray: np.ndarray, px_per_mm: float, size_mm: float = CUT.even_light_mm) -> np.ndarray:
+    """The rectified sheet divided by its paper's brightness, so shadows and lamp fall-off vanish.
+
+    The paper's brightness is what is left when every mark thinner than
+    ``size_mm`` is closed away (a grey closing: a pen stroke, a digit's
+    stroke, a thin printed line), smoothed a little. A hand's shadow is
+    wider than that, so it is divided out and never read as ink; a stroke
+    keeps its contrast against the paper right beside it, in shadow or not.
+
+    >>> sheet = np.full((80, 80), 200, np.uint8); sheet[:, 40:] = 100     # half the sheet in shadow
+    >>> sheet[20, :] = 60                                                 # a pen stroke across both halves
+    >>> flat = even_light(sheet, 4.0)
+    >>> int(flat[50, 10]) >= 250 and int(flat[50, 70]) >= 250            # paper: white either side
+    True
+    >>> int(flat[20, 10]) < 120 and int(flat[20, 70]) < 180               # the stroke stays ink on both
+    True
+    """
+    if size_mm <= 0:
+        return gray
+    k = max(3, int(round(size_mm * px_per_mm)) | 1)
+    paper = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    paper = cv2.GaussianBlur(paper, (0, 0), 1.0).astype(np.float32) + 1.0
+    return np.clip(gray.astype(np.float32) / paper * 255.0, 0, 255).astype(np.uint8)
+
+
+def cut(image: np.ndarray, px_per_mm: float, boxes_mm, size: int, ink_pool: int = 1,
+        light_mm: float = 0.0) -> np.ndarray:
     """Cut millimetre windows out of a rectified image: ``(N, size, size)`` uint8 grey.
 
     Windows reaching past the image are padded with its edge pixels. With
     ``ink_pool`` k > 1 a window is scaled to ``k * size`` first and each
-    k x k block keeps its darkest pixel (ink is darker than paper).
+    k x k block keeps its darkest pixel (ink is darker than paper). With
+    ``light_mm`` > 0 the light is evened out first (:func:`even_light`).
 
     >>> sheet = np.full((100, 100), 255, np.uint8); sheet[:, 50] = 155   # a faint 1-pixel line
     >>> int(cut(sheet, 1.0, [(0, 0, 100, 100)], 25)[0].min()), int(cut(sheet, 1.0, [(0, 0, 100, 100)], 25, 2)[0].min())
     (230, 205)
     """
-    gray = to_gray(image)
+    gray = even_light(to_gray(image), px_per_mm, light_mm)
     h, w = gray.shape
     out = np.empty((len(boxes_mm), size, size), np.uint8)
     big = size * ink_pool
@@ -117,10 +151,122 @@ def cut_cells(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = A
               params: Cut = CUT) -> np.ndarray:
     """The 42 cells of a rectified sheet, row by row: ``(42, cell_px, cell_px)``, ink kept
     (:attr:`Cut.cell_ink_pool`; :data:`PRINTED_CUT` for the printed-layout model)."""
-    return cut(rectified, px_per_mm, cell_boxes(geometry, params), params.cell_px, params.cell_ink_pool)
+    return cut(rectified, px_per_mm, cell_boxes(geometry, params), params.cell_px, params.cell_ink_pool,
+               params.even_light_mm)
 
 
 def cut_column(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
                params: Cut = CUT) -> np.ndarray:
     """The score column's 10 boxes (letter, score for each round): ``(10, box_px, box_px)``."""
-    return cut(rectified, px_per_mm, column_boxes(geometry, params), params.box_px)
+    return cut(rectified, px_per_mm, column_boxes(geometry, params), params.box_px, light_mm=params.box_light_mm)
+
+
+def print_groups(template, min_size: int = CUT.print_group) -> list[list[int]]:
+    """Cells printed alike, as lists of piece indices (row by row): every farm house, and the
+    grapes of one colour and count; only groups of at least ``min_size`` cells.
+
+    >>> from scoring.avenue import DEFAULT_TEMPLATE
+    >>> groups = print_groups(DEFAULT_TEMPLATE)
+    >>> [2, 14, 17, 20, 37, 40] in groups                  # the six farms of the default pad
+    True
+    """
+    groups: dict[tuple, list[int]] = {}
+    for r, row in enumerate(template.cells):
+        for c, printed in enumerate(row):
+            if printed.kind == "farm":
+                key = ("farm",)
+            elif printed.kind == "grapes":
+                key = ("grapes", printed.colour, printed.count)
+            else:
+                continue
+            groups.setdefault(key, []).append(r * len(row) + c)
+    return [g for g in groups.values() if len(g) >= min_size]
+
+
+def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
+    """Cell pieces with the print they share with cells printed alike divided out.
+
+    A pad prints the same farm house in six cells and the same grapes in
+    several; the players' roads run differently in each. So the brightest
+    value a pixel takes over a group of cells printed alike is the print
+    alone (a road would have to cross that pixel in every one of them), and
+    dividing each cell by it leaves the pen. A road drawn across a printed
+    house stays ink, darker than the house. Whatever the pad's art, the
+    model then sees roads on plain paper, as on an empty cell.
+
+    >>> from scoring.avenue import DEFAULT_TEMPLATE
+    >>> cells = np.full((42, 40, 40), 240, np.uint8)
+    >>> farms = print_groups(DEFAULT_TEMPLATE)[0]
+    >>> cells[farms, 25:35, 10:30] = 90                     # the same house printed in each farm cell
+    >>> cells[farms[0], :, 19:21] = 40                      # a road drawn through the first farm
+    >>> clean = remove_print(cells, DEFAULT_TEMPLATE)
+    >>> int(clean[farms[1], 30, 15]) > 250, int(clean[farms[0], 30, 20]) < 150, int(clean[farms[0], 5, 20]) < 60
+    (True, True, True)
+    """
+    out = pieces.copy()
+    k = 2 * params.print_slack_px + 1
+    for group in print_groups(template, params.print_group):
+        stack = pieces[group].astype(np.float32)
+        # the print: the brightest a pixel is over the group (the second brightest in larger
+        # groups, so that one cell under glare or printed faintly does not decide it)
+        ranked = np.sort(stack, axis=0)
+        common = ranked[-2] if len(group) > params.print_group else ranked[-1]
+        if params.print_slack_px:
+            common = cv2.erode(common, np.ones((k, k), np.uint8))
+        depth = 255.0 - common                                  # how dark the print is, 0 on paper
+        printed = depth > 40
+        for j, i in enumerate(group):
+            # this cell's print may be fainter or stronger (light, ink): scale the common print to it
+            gain = 1.0
+            if printed.sum() >= 8:
+                gain = float(np.clip(np.median((255.0 - stack[j][printed]) / depth[printed]), 0.5, 1.5))
+            expected = np.clip(255.0 - gain * depth, 1.0, 255.0)
+            out[i] = np.clip(stack[j] / expected * 255.0, 0, 255).astype(np.uint8)
+    return out
+
+
+def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
+    """Pieces whose ink is faint (pencil, a dry pen, glare) with that ink darkened to a pen's.
+
+    Inside each piece's frame (``faint_border_px`` from its edge, where the
+    grid and box lines are), the darkest ink is measured against the paper
+    (its 90th percentile). Where it is above the paper's grain but below a
+    pen's (``faint_ink``), the ink is scaled up to that level, so that a
+    model that learnt pens reads pencil as well. Empty paper stays empty:
+    grain alone is under the first threshold.
+
+    >>> piece = np.full((1, 40, 40), 250, np.uint8); piece[0, 10:30, 19:21] = 215   # a faint stroke
+    >>> out = strengthen_faint_ink(piece)
+    >>> int(out[0, 20, 20]) < 150, int(out[0, 2, 2])
+    (True, 250)
+    """
+    lo, hi = params.faint_ink
+    b = params.faint_border_px
+    out = pieces.copy()
+    for i, piece in enumerate(pieces):
+        paper = float(np.percentile(piece, 90)) + 1.0
+        inner = piece[b:-b, b:-b].astype(np.float32)
+        dark = 1.0 - inner / paper
+        ink = float(np.percentile(dark, 99.5))
+        if lo < ink < hi:
+            k = hi / ink
+            boosted = paper - np.maximum(paper - inner, 0) * k
+            out[i, b:-b, b:-b] = np.clip(np.minimum(boosted, inner), 0, 255).astype(np.uint8)
+    return out
+
+
+def prepare_cells(rectified: np.ndarray, px_per_mm: float, template, geometry: AvenueSheet = AVENUE,
+                  params: Cut = CUT) -> tuple[np.ndarray, np.ndarray]:
+    """The cells as the cell model reads them, two ways: cut with the light evened out
+    (:func:`cut_cells`) and faint ink strengthened (:func:`strengthen_faint_ink`), as they are
+    and with the print they share with cells printed alike divided out (:func:`remove_print`).
+    The reader takes, cell by cell, the surer of the two looks."""
+    cells = cut_cells(rectified, px_per_mm, geometry, params)
+    return strengthen_faint_ink(cells, params), strengthen_faint_ink(remove_print(cells, template, params), params)
+
+
+def prepare_column(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
+                   params: Cut = CUT) -> np.ndarray:
+    """The score column's boxes as the column model reads them: cut with the light evened out,
+    faint ink strengthened."""
+    return strengthen_faint_ink(cut_column(rectified, px_per_mm, geometry, params), params)

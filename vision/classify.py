@@ -97,6 +97,17 @@ class Prediction:
         p = self.probs * w
         return Prediction(p / p.sum(axis=1, keepdims=True), self.labels)
 
+    def surer(self, other: "Prediction") -> "Prediction":
+        """Per piece, whichever of two looks at it (same labels) is the surer.
+
+        >>> a = Prediction(np.array([[0.6, 0.4], [0.9, 0.1]]), ("none", "NS"))
+        >>> b = Prediction(np.array([[0.2, 0.8], [0.7, 0.3]]), ("none", "NS"))
+        >>> a.surer(b).best
+        ['NS', 'none']
+        """
+        pick = (other.confidence > self.confidence)[:, None]
+        return Prediction(np.where(pick, other.probs, self.probs), self.labels)
+
     def restricted(self, allowed: list[str]) -> "Prediction":
         """The same prediction over a subset of the labels, renormalised."""
         idx = [self.labels.index(a) for a in allowed]

@@ -36,8 +36,8 @@ from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
 from vision.assemble import assemble_avenue
-from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, cut_column
-from vision.classify import classifier
+from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, prepare_cells, prepare_column
+from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE
 from vision.locate import LOCATE, avenue_layout, locate_sheet
 from vision.rectify import rectify_sheet
@@ -140,10 +140,12 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
     clock.lap("locate")
     rect = rectify_sheet(image, located.corners, AVENUE)
     clock.lap("rectify")
-    cells = cut_cells(rect.image, rect.px_per_mm, AVENUE)
-    column = cut_column(rect.image, rect.px_per_mm, AVENUE)
+    cells, unprinted = prepare_cells(rect.image, rect.px_per_mm, template, AVENUE)
+    column = prepare_column(rect.image, rect.px_per_mm, AVENUE)
     clock.lap("cut")
-    cell_pred = classifier(models.cells).predict(cells).restricted(CELL_LABELS)
+    both = classifier(models.cells).predict(np.concatenate([cells, unprinted])).restricted(CELL_LABELS)
+    n = len(cells)
+    cell_pred = Prediction(both.probs[:n], both.labels).surer(Prediction(both.probs[n:], both.labels))
     col_pred = classifier(models.column).predict(column)
     letters = col_pred.restricted(LETTER_LABELS)
     numbers = col_pred.restricted(NUMBER_LABELS).reweighted(NUMBER_PRIOR)

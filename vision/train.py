@@ -50,7 +50,7 @@ import cv2
 import numpy as np
 
 from scoring import avenue
-from vision.cells import CUT, PRINTED_CUT, column_boxes, cut, cut_cells, cut_column
+from vision.cells import CUT, PRINTED_CUT, cut_cells, prepare_cells, prepare_column
 from vision.geometry import AVENUE
 
 CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
@@ -68,6 +68,7 @@ class Training:
     photo_megapixels: tuple = (1.0, 6.0)
     flat_sheets: int = 400            # flat sheets, jittered and cut
     columns: int = 2500               # extra score columns (numbers as played)
+    font_hands: float = 0.3           # of those, written in a Hershey print font, bent elastically
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
@@ -86,6 +87,10 @@ class Training:
 
 
 TRAINING = Training()
+
+#: The Hershey fonts of the column's second source of hands (the script fonts are the first's).
+PRINT_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX,
+               cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX_SMALL)
 
 
 # ---------------------------------------------------------------------------
@@ -155,9 +160,9 @@ def flat_pieces(n: int, rng: np.random.Generator, params: Training):
         flat = draw.draw_sheet(sheet, rng, px_per_mm=params.px_per_mm, split="train")
         img = jitter_sheet(flat, rng, params.px_per_mm)
         yc, yk = sheet_labels(sheet)
-        cells.append(cut_cells(img, params.px_per_mm))
-        column.append(cut_column(img, params.px_per_mm))
-        cell_y += yc
+        cells.append(np.concatenate(prepare_cells(img, params.px_per_mm, sheet.template)))
+        column.append(prepare_column(img, params.px_per_mm))
+        cell_y += yc * 2                           # both looks (vision.cells.prepare_cells)
         column_y += yk
     return np.concatenate(cells), np.array(cell_y), np.concatenate(column), np.array(column_y)
 
@@ -214,8 +219,9 @@ def faint_pieces(n: int, rng: np.random.Generator, params: Training):
         flat = draw.draw_sheet(sheet, rng, px_per_mm=params.px_per_mm, player=faint_player(rng))
         if rng.random() < 0.7:
             flat = cast_shadow(flat, rng)
-        cells.append(cut_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm))
-        labels += sheet_labels(sheet)[0]
+        cells.append(np.concatenate(prepare_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm,
+                                                  sheet.template)))
+        labels += sheet_labels(sheet)[0] * 2       # both looks (vision.cells.prepare_cells)
     return np.concatenate(cells), np.array(labels)
 
 
@@ -224,7 +230,6 @@ def column_pieces(n: int, rng: np.random.Generator, params: Training):
     from vision.render import avenue as draw
 
     ppm = params.px_per_mm
-    boxes = column_boxes(AVENUE, CUT)
     pieces, labels = [], []
     printed = None
     for i in range(n):
@@ -233,13 +238,20 @@ def column_pieces(n: int, rng: np.random.Generator, params: Training):
             printed = draw.draw_printed(avenue.DEFAULT_TEMPLATE, style, ppm, rng).astype(np.float32) / 255
         sheet = avenue.Sheet(avenue.DEFAULT_TEMPLATE, avenue.Sheet.blank().roads, random_rounds(rng, as_played=True))
         player = draw.random_player(rng, "train")
+        if rng.random() < params.font_hands:       # a second source of hands: printed-style fonts, bent
+            hand = replace(player.hand, hershey=True, font=int(rng.choice(PRINT_FONTS)) | (
+                cv2.FONT_ITALIC if rng.random() < 0.3 else 0), elastic=float(rng.uniform(0.02, 0.08)),
+                weight=float(rng.uniform(0.04, 0.14)))
+            player = replace(player, hand=hand)
+        elif rng.random() < 0.5:
+            player = replace(player, hand=replace(player.hand, elastic=float(rng.uniform(0.0, 0.06))))
         pen = player.column_pen
         mask = np.zeros(printed.shape[:2], np.uint8)
         draw.draw_column(mask, sheet, player, ppm, rng)
         alpha = mask.astype(np.float32) / 255 * pen.opacity
         img = printed * (1 - alpha[:, :, None] * (1 - np.float32(pen.colour))[None, None, :])
         img = jitter_sheet(np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8), rng, ppm)
-        pieces.append(cut(img, ppm, boxes, CUT.box_px))
+        pieces.append(prepare_column(img, ppm))
         labels += sheet_labels(sheet)[1]
     return np.concatenate(pieces), np.array(labels)
 
@@ -284,9 +296,9 @@ def photo_pieces(n: int, seed: int, params: Training, log=print, split: str = "t
         rect = rectify_sheet(photo.image, located.corners, AVENUE)
         sheet = avenue.from_dict(truth["state"])
         yc, yk = sheet_labels(sheet)
-        cells.append(cut_cells(rect.image, rect.px_per_mm))
-        column.append(cut_column(rect.image, rect.px_per_mm))
-        cell_y += yc
+        cells.append(np.concatenate(prepare_cells(rect.image, rect.px_per_mm, sheet.template)))
+        column.append(prepare_column(rect.image, rect.px_per_mm))
+        cell_y += yc * 2                           # both looks (vision.cells.prepare_cells)
         column_y += yk
     if missed:
         log(f"  {missed} of {n} photos: sheet not found where the truth has it, left out")
@@ -415,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
-    parser.add_argument("--only", choices=("cells", "column", "printed", "meeples"),
+    parser.add_argument("--only", choices=("cells", "column", "readers", "printed", "meeples"),
                         help="train only this model: an Avenue one (the data drawn is the same), or the "
                              "Carcassonne meeple model")
     args = parser.parse_args(argv)
@@ -450,8 +462,9 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg):
         print(f"[{time.perf_counter() - t0:6.0f} s] {msg}", flush=True)
 
-    if args.only in (None, "cells", "column"):
-        train_readers(args.seed, out, params, rng, log, which=(args.only,) if args.only else ("cells", "column"))
+    if args.only in (None, "cells", "column", "readers"):
+        train_readers(args.seed, out, params, rng, log,
+                      which=(args.only,) if args.only in ("cells", "column") else ("cells", "column"))
     if args.only in (None, "printed"):
         train_printed(args.seed, out, params, np.random.default_rng([args.seed, 2]), log)
     log("done")

@@ -98,6 +98,8 @@ class Hand:
     hershey: bool         # prints in a Hershey script font
     spacing: float        # gap between two digits / height
     split: str = "train"  # which MNIST digits this hand writes with
+    font: int | None = None   # with ``hershey``: this Hershey font (default: a script font by weight)
+    elastic: float = 0.0      # elastic distortion of each glyph, as a share of its height
 
 
 def random_hand(rng: np.random.Generator, split: str = "train") -> Hand:
@@ -169,7 +171,8 @@ def _letter(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.nd
 
 
 def _hershey(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndarray:
-    font = cv2.FONT_HERSHEY_SCRIPT_SIMPLEX if hand.weight < 0.1 else cv2.FONT_HERSHEY_SCRIPT_COMPLEX
+    font = hand.font if hand.font is not None else (
+        cv2.FONT_HERSHEY_SCRIPT_SIMPLEX if hand.weight < 0.1 else cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
     scale = height / 22.0
     thick = max(1, int(round(height * hand.weight * 0.5)))
     (tw, th), base = cv2.getTextSize(ch, font, scale, thick)
@@ -208,10 +211,23 @@ def glyph(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndar
         m = _mnist(int(ch), hand, rng, height)
     else:
         m = _letter(ch.upper(), hand, rng, height)
+    if hand.elastic > 0:
+        m = _elastic(m, hand.elastic * height, rng)
     ys, xs = np.nonzero(m)
     if len(ys) == 0:
         return m
     return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _elastic(mask: np.ndarray, amount_px: float, rng: np.random.Generator) -> np.ndarray:
+    """``mask`` bent by a smooth random displacement of about ``amount_px`` pixels."""
+    pad = int(amount_px) + 2
+    m = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    h, w = m.shape
+    field = [cv2.resize(rng.normal(0, amount_px, (3, 3)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+             for _ in range(2)]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    return cv2.remap(m, xx + field[0], yy + field[1], cv2.INTER_LINEAR)
 
 
 def write(mask: np.ndarray, text: str, box: tuple[float, float, float, float], hand: Hand,

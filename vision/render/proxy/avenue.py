@@ -180,7 +180,7 @@ def _house(p: _Print, box, letter, rng, style):
     x0, y0, x1, y1 = box
     cx = (x0 + x1) / 2
     # a gabled house silhouette, low in the cell, with its letter on a tag above it
-    w = rng.uniform(9, 12)
+    w = style["house_w"]
     base_y = y1 - 2.2
     p.poly([(cx - w / 2, base_y), (cx - w / 2, base_y - 5), (cx, base_y - 9), (cx + w / 2, base_y - 5),
             (cx + w / 2, base_y)], w_mm=style["icon_w"])
@@ -224,7 +224,7 @@ def print_sheet(template: avenue.Template, rng: np.random.Generator, ppm: float 
     line_ink = inks[int(rng.integers(len(inks)))]
     style = {"font": int(rng.choice([cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_DUPLEX,
                                      cv2.FONT_HERSHEY_COMPLEX | cv2.FONT_ITALIC])),
-             "icon_w": float(rng.uniform(0.3, 0.5))}
+             "icon_w": float(rng.uniform(0.3, 0.5)), "house_w": float(rng.uniform(9, 12))}
     purple = np.float32((0.55, 0.2, 0.5)) + rng.uniform(-0.08, 0.08, 3).astype(np.float32)
     green = np.float32((0.25, 0.55, 0.3)) + rng.uniform(-0.08, 0.08, 3).astype(np.float32)
 
@@ -677,7 +677,8 @@ def photograph(sheet: avenue.Sheet, rng: np.random.Generator, megapixels=12.0, s
         lo, hi = p.min(0), p.max(0)
         elements[name] = [round(float(lo[0]), 1), round(float(lo[1]), 1), round(float(hi[0]), 1), round(float(hi[1]), 1)]
     return {"photo": photo, "corners": corners, "elements": elements, "jpeg_quality": int(rng.integers(72, 93)),
-            "camera": cam | drawn | {"light": kinds, "renderer": "vision.render.proxy.avenue"}}
+            "camera": cam | drawn | {"light": kinds, "group": drawn["road_pen"],
+                       "renderer": "vision.render.proxy.avenue"}}
 
 
 def _element_boxes() -> dict:
