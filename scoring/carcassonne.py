@@ -167,9 +167,10 @@ EDGE_KINDS = ("field", "road", "city", "river", "abbey")
 FIELDLESS_EDGES = ("city", "abbey")
 WILD_EDGES = ("abbey",)
 
-#: Inside parts scored by the 8 squares around them. Any other inside part (a
-#: field enclosed by cities) is simply complete.
-SURROUNDED = ("cloister", "garden")
+#: Inside parts scored by the 8 squares around them (the Cult's shrine scores
+#: as a cloister). Any other inside part (a field enclosed by cities, a tower
+#: foundation, a vineyard) is simply complete.
+SURROUNDED = ("cloister", "garden", "shrine")
 
 
 @dataclass(frozen=True)
@@ -420,7 +421,14 @@ def load_catalogue(names: Iterable[str] = ("base",)) -> dict[str, TileType]:
 
 
 def load_figures(names: Iterable[str] = ("base",)) -> dict[str, Figure]:
-    """The figures of the named catalogues, by kind (``follower`` in the base game)."""
+    """The figures of the named catalogues, by kind (``follower`` in the base game).
+
+    A catalogue that names a figure of an earlier one adds only the feature
+    kinds it may stand on (the Cult's shrine for the follower).
+
+    >>> load_figures(["base", "cult"])["follower"].stands_on
+    ('road', 'city', 'cloister', 'field', 'shrine')
+    """
     return dict(_merged(tuple(names))[1])
 
 
@@ -435,7 +443,11 @@ def _merged(names: tuple[str, ...]) -> tuple[dict[str, TileType], dict[str, Figu
         if clash:
             raise ValueError(f"tile type {clash[0]!r} is in both {tiles[clash[0]].expansion} and {name}")
         tiles.update(more_tiles)
-        figures.update(more_figures)
+        for key, figure in more_figures.items():  # a later catalogue may add where a figure stands
+            if key in figures:
+                more = tuple(k for k in figure.stands_on if k not in figures[key].stands_on)
+                figure = replace(figures[key], stands_on=figures[key].stands_on + more)
+            figures[key] = figure
         start = more_start or start
     for key, tile in tiles.items():
         if tile.start != (key == start):
@@ -483,6 +495,10 @@ FARMS = ("per-farm", "per-city")
 #: its type (see LITTLE_BUILDING_POINTS). Written in the text form's header
 #: as ``basic-buildings`` or ``variant-buildings``.
 LITTLE_BUILDINGS = ("basic", "variant")
+#: Other variants the rule texts name, each switched on by its name (a header
+#: word of the text form, ``rules.variants`` in JSON): the Labyrinth's
+#: "advanced rules".
+VARIANTS = ("labyrinth-advanced",)
 
 
 @dataclass(frozen=True)
@@ -492,22 +508,27 @@ class Rules:
     ``two_tile_city`` is ``"2-per-tile"`` (a completed 2-tile city scores like
     any other) or ``"1-per-tile"`` (it scores 1 per tile and pennant);
     ``farms`` is ``"per-farm"`` or ``"per-city"``; ``little_buildings`` is
-    ``"basic"`` or ``"variant"`` (no edition changes it).
+    ``"basic"`` or ``"variant"`` (no edition changes it); ``variants`` the
+    other variants in force (see :data:`VARIANTS`).
 
     >>> Rules(1)
-    Rules(edition=1, two_tile_city='1-per-tile', farms='per-city', little_buildings='basic')
+    Rules(edition=1, two_tile_city='1-per-tile', farms='per-city', little_buildings='basic', variants=())
     """
 
     edition: int = 3
     two_tile_city: str | None = None
     farms: str | None = None
     little_buildings: str = "basic"
+    variants: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.edition not in EDITIONS:
             raise ValueError(f"edition must be one of {', '.join(map(str, EDITIONS))}, not {self.edition!r}")
         if self.little_buildings not in LITTLE_BUILDINGS:
             raise ValueError(f"little_buildings must be one of {', '.join(LITTLE_BUILDINGS)}")
+        unknown = [v for v in self.variants if v not in VARIANTS]
+        if unknown:
+            raise ValueError(f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})")
         for name, value in EDITIONS[self.edition].items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
@@ -517,6 +538,8 @@ class Rules:
         d = {"edition": self.edition, "two_tile_city": self.two_tile_city, "farms": self.farms}
         if self.little_buildings != "basic":
             d["little_buildings"] = self.little_buildings
+        if self.variants:
+            d["variants"] = list(self.variants)
         return d
 
 
@@ -644,7 +667,8 @@ def from_dict(data: dict) -> Layout:
         if held:
             tokens.append((colour, tuple(held.items())))
     return Layout(tuple(tiles), tuple(meeples), tuple(data.get("track", {}).items()),
-                  Rules(rules.get("edition", 3), two, rules.get("farms"), rules.get("little_buildings", "basic")),
+                  Rules(rules.get("edition", 3), two, rules.get("farms"), rules.get("little_buildings", "basic"),
+                        tuple(rules.get("variants", ()))),
                   expansions, tuple(tokens))
 
 
@@ -675,7 +699,7 @@ def to_dict(layout: Layout) -> dict:
 #   carcassonne 3 2-per-tile per-farm base; D@0,0 E@0,-1:180; red@0,-1:city:S; red=10 blue=4
 #
 # Sections are separated by ";": the header (the game, then in any order the
-# edition, the 2-tile-city, farm and little-buildings settings and the
+# edition, the 2-tile-city, farm and little-buildings settings, the variants and the
 # expansions joined by "+"), the tiles (TILE@X,Y with :ROTATION unless 0),
 # the meeples (COLOUR@X,Y:FEATURE, COLOUR/KIND@... for figures other than
 # followers) and the track (COLOUR=POINTS) followed by the tokens each player
@@ -696,6 +720,7 @@ def to_text(layout: Layout) -> str:
     """
     r = layout.rules
     buildings = f" {r.little_buildings}-buildings" if r.little_buildings != "basic" else ""
+    buildings += "".join(f" {v}" for v in r.variants)
     sections = [
         f"{GAME} {r.edition} {r.two_tile_city} {r.farms}{buildings} {'+'.join(layout.expansions)}",
         " ".join(f"{p.tile}@{p.x},{p.y}" + (f":{p.rotation}" if p.rotation else "") for p in layout.tiles),
@@ -735,6 +760,8 @@ def from_text(text: str) -> Layout:
             data["rules"]["farms"] = word
         elif word.endswith("-buildings") and word[:-len("-buildings")] in LITTLE_BUILDINGS:
             data["rules"]["little_buildings"] = word[:-len("-buildings")]
+        elif word in VARIANTS:
+            data["rules"].setdefault("variants", []).append(word)
         else:
             data["expansions"] = word.split("+")
     data["tiles"] = [_match(_TILE, w, f"tiles[{i}]", "TILE@X,Y or TILE@X,Y:ROTATION", int_fields=("x", "y", "rotation"))
@@ -1101,8 +1128,9 @@ def _lonely_figures(layout: Layout) -> list[Finding]:
 # feature's tiles (a tile counts once however many of its parts the feature
 # holds), "neighbours" the tiles around a cloister or garden, "buildings" the
 # little buildings on the feature's tiles (and, for a cloister or garden, on
-# the tiles around it); any other unit is a count printed on the tiles,
-# summed over the feature (pennants).
+# the tiles around it), "followers" the figures with strength on it,
+# "around:KIND" the tiles around it that show a KIND (a vineyard); any other
+# unit is a count printed on the tiles, summed over the feature (pennants).
 
 #: After the game, a feature that is not complete
 #: (carcassonne-scoring-after-the-game.txt, "Scoring features after the game").
@@ -1111,7 +1139,8 @@ INCOMPLETE_POINTS = {
     "city": {"tiles": 1, "pennants": 1},        # City: 1 point / tile, 1 point / pennant
     "cloister": {"tiles": 1, "neighbours": 1},  # 1 point for the feature tile + 1 point per tile around it
     "garden": {"tiles": 1, "neighbours": 1},    # Garden (abbot): 1 point for the garden + 1 point per tile around it
-}
+    "shrine": {"tiles": 1, "neighbours": 1},    # Cloister (monk / abbot) or Shrine (heretic): 1 point for the
+}                                               # feature tile + 1 point per tile around it
 
 #: A completed feature that still carries meeples scores as during the game
 #: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
@@ -1120,6 +1149,7 @@ COMPLETED_POINTS = {
     "city": {"tiles": 2, "pennants": 2},        # City: 2 points / tile, 2 points / pennant
     "cloister": {"tiles": 1, "neighbours": 1},  # 9 points (the feature tile and the eight tiles around it)
     "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
+    "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the eight tiles around it)
 }
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
@@ -1132,6 +1162,7 @@ TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
 #: ("+", unit, n): n points more per unit; ("x", n): the points so far times
 #: n; or ("half",): half the points so far, rounded up. An inn, a cathedral
 #: or a siege counts once however many the feature holds ("do not stack").
+#: A row that holds a pair (what, variant) applies only with that variant.
 INCOMPLETE_MODIFIERS = {
     "road": (
         ("inn", ("x", 0)),                  # Road with inn(s): (x0) points / tile
@@ -1147,16 +1178,21 @@ INCOMPLETE_MODIFIERS = {
         ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
     ),
-    "cloister": ((None, ("+", "buildings", 1)),),  # Neighboring Little building(s)
-    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
+    "cloister": (
+        (None, ("+", "around:vineyard", 0)),  # Neighboring Vineyard(s): (+0) points / vineyard
+        (None, ("+", "buildings", 1)),        # Neighboring Little building(s)
+    ),
+    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s); "Vineyards do no affect gardens."
 }
+INCOMPLETE_MODIFIERS["shrine"] = INCOMPLETE_MODIFIERS["cloister"]  # the rows of "Cloister ... or Shrine (heretic)"
 COMPLETED_MODIFIERS = {
     "road": (
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
         ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / actual tile
         ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on road tiles
-    ),
+        (("labyrinth", "labyrinth-advanced"), ("+", "followers", 2)),  # Road with labyrinth(s): (+2) points /
+    ),                                      # follower on road network. Only if using advanced rules
     "city": (
         ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
         ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
@@ -1166,9 +1202,20 @@ COMPLETED_MODIFIERS = {
         ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
     ),
-    "cloister": ((None, ("+", "buildings", 1)),),  # Neighboring Little building(s)
+    "cloister": (
+        (None, ("+", "around:vineyard", 3)),  # Neighboring Vineyard(s): (+3) points / vineyard
+        (None, ("+", "buildings", 1)),        # Neighboring Little building(s)
+    ),
     "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
 }
+COMPLETED_MODIFIERS["shrine"] = COMPLETED_MODIFIERS["cloister"]
+
+#: A feature that holds one of these is not scored at the end: "Castle
+#: (castle occupier / knight / lord): If a castle is still occupied at the
+#: end of the game, it scores 0 points. - Followers/Meeples in castles are
+#: removed before final scoring" (Bridges, Castles & Bazaars; a castle is a
+#: neutral figure on the small city it was built on).
+NOT_SCORED_WITH = ("castle",)
 
 #: Little Buildings: "Basic rules: (+1) point / little building. Variant
 #: rules: (+1) point / shed, (+2) points / house, (+3) points / tower".
@@ -1191,6 +1238,18 @@ FARM_POINTS_PER_CITY_WITH = {"barn": 1}
 #: farmfield: 4 points / completed city".
 FARM_FIGURE_POINTS_PER_CITY = {"pig": (1, True), "barn": (4, False)}
 
+#: A completed city that holds one of these counts for a farm at other rates
+#: (Bridges, Castles & Bazaars): "Castle adjacent to farmfield: 4 points /
+#: castle"; farmers joined to a barn "2 points / castle"; the barn "5 points /
+#: castle"; "FarmField with pig: (+1) point / castle or completed city".
+FARM_POINTS_PER_HELD_CITY = {"castle": {"field": 4, "joined": 2, "barn": 5, "pig": 1}}
+
+#: A farm that holds one of these scores more for its farmers, per castle or
+#: completed city: "FarmField with pig-herd: (+1) point / castle or completed
+#: city - Pig-herds/Pigsties do not stack" (also with a barn, "FarmField &
+#: Barn - Special case").
+FARM_MODIFIERS = {"pig-herd": 1}
+
 #: What a completed city holds multiplies its points for a farm, farmers,
 #: pig and barn alike: "City with Cathars / Siege / Besiegers: (x2) points
 #: for affected city".
@@ -1205,10 +1264,29 @@ FARM_POINTS_PER_BUILDING = 1
 #: the most of a good each score 10.
 TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
 #: "King tile: 1 point / completed city", "Robber Baron tile: 1 point /
-#: completed road": every completed feature of that kind on the board.
+#: completed road": every completed feature of that kind on the board. "Towns
+#: converted into castles are not counted as completed cities" (a city
+#: holding what NOT_SCORED_WITH names).
 TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
+#: Tokens worth points each: "Fruit tokens: 1 point / remaining fruit token",
+#: "The Gifts: 2 points / unopened gift", "Robber remaining on scoring track:
+#: 3 points to its player".
+TOKEN_POINTS_EACH = {"fruit": 1, "gift": 2, "robber": 3}
+#: "Gold pieces: Scoring depends on number of gold pieces: 1-3 pieces 1 point /
+#: gold piece, 4-6 pieces 2 points / gold piece, 7-9 pieces 3 points / gold
+#: piece, 10+ pieces 4 points / gold piece": (from how many, points each).
+TOKEN_TIERS = {"gold": ((1, 1), (4, 2), (7, 3), (10, 4))}
+#: "Easter eggs: 10 points to the player(s) with the most Easter eggs, 5 points
+#: to the player(s) with the second most Easter eggs".
+TOKEN_RANK_POINTS = {"easter-egg": (10, 5)}
 
-SECTIONS = ("completed", "incomplete", "farm", "tokens")
+#: Figures that score for the owners of the followers beside them, per feature
+#: scored at the end: "Fairy: 3 points / feature scored - This bonus will not
+#: be received by followers/meeples in castles, since they are removed before
+#: final scoring". The fairy names the feature of the follower it stands by.
+FIGURE_POINTS_PER_SCORED_FEATURE = {"fairy": 3}
+
+SECTIONS = ("completed", "incomplete", "farm", "figures", "tokens")
 
 
 def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | None = None) -> int:
@@ -1231,6 +1309,10 @@ def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | No
     points = sum(rate * _units(feature, unit, rules, layout) for unit, rate in rates.items())
     modifiers = COMPLETED_MODIFIERS if feature.complete else INCOMPLETE_MODIFIERS
     for holds, change in modifiers.get(feature.kind, ()):
+        if isinstance(holds, tuple):
+            holds, variant = holds
+            if variant not in rules.variants:
+                continue
         if holds is None or _holds(feature, holds, layout):
             if change[0] == "+":
                 points += change[2] * _units(feature, change[1], rules, layout)
@@ -1259,7 +1341,19 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         if feature.kind in SURROUNDED:
             squares |= {(x + dx, y + dy) for x, y in feature.tiles for dx, dy in AROUND}
         return _buildings(layout, squares, rules)
+    if unit == "followers":
+        return 0 if layout is None else sum(layout.figures[layout.meeples[i].kind].follower for i in feature.meeples)
+    if unit.startswith("around:"):
+        return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
+                                                          for dx, dy in AROUND} - set(feature.tiles), unit[7:])
     return feature.count(unit)
+
+
+def _showing(layout: Layout, squares: Iterable[Square], what: str) -> int:
+    """How many tiles on ``squares`` show ``what``: a part of that kind or a count of that name (a vineyard)."""
+    board = _Board.of(layout)
+    return sum(1 for s in squares if s in board.squares
+               and any(p.kind == what or p.count(what) for p in board.parts(s)))
 
 
 def _buildings(layout: Layout, squares: Iterable[Square], rules: Rules) -> int:
@@ -1327,8 +1421,12 @@ class Award:
         cities = f"{self.count} completed {_plural('city', self.count)}"
         if self.section == "tokens" and self.kind in TOKEN_MAJORITY_POINTS:
             what = f"{self.count} {self.kind}, the most"
-        elif self.section == "tokens":
+        elif self.section == "tokens" and self.kind in TOKEN_POINTS_PER_COMPLETED:
             what = f"{self.count} completed {_plural(TOKEN_POINTS_PER_COMPLETED[self.kind][0], self.count)}"
+        elif self.section == "tokens":
+            what = f"{self.count} held"
+        elif self.section == "figures":
+            what = f"beside a follower, feature at {x},{y}"
         elif self.section == "farm" and self.kind == "field":
             what = f"{cities}, field at {x},{y}"
         elif self.section == "farm" and self.kind == "city":
@@ -1426,7 +1524,7 @@ def score(layout: Layout) -> ScoreSheet:
     feats = features(layout)
     awards = []
     for i, f in enumerate(feats):
-        if f.kind not in INCOMPLETE_POINTS or not f.meeples:
+        if f.kind not in INCOMPLETE_POINTS or not f.meeples or _unscored(f, layout):
             continue
         players = majority(layout, f.meeples, f)
         if players:
@@ -1434,8 +1532,53 @@ def score(layout: Layout) -> ScoreSheet:
             awards.append(Award("completed" if f.complete else "incomplete", f.kind, i, f.tiles, count,
                                 f.pennants, players, feature_points(f, layout.rules, layout), f.meeples))
     awards += _farm_awards(layout, feats)
+    awards += _figure_awards(layout, feats, awards)
     awards += _token_awards(layout, feats)
     return ScoreSheet(layout.rules, layout.players, layout.track, tuple(awards), tuple(validate(layout)))
+
+
+def _unscored(feature: Feature, layout: Layout) -> bool:
+    """Whether the feature is left out of the final scoring (an occupied castle)."""
+    return any(_holds(feature, what, layout) for what in NOT_SCORED_WITH)
+
+
+def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> list:
+    """The figures that score per feature scored beside a follower (the fairy).
+
+    The fairy stands by a follower: it names that follower's tile and feature,
+    and the owners of the followers there score when the feature scored.
+    """
+    out = []
+    board = _Board.of(layout)
+    scored = {a.feature for a in awards if a.section in ("completed", "incomplete")
+              or (a.section == "farm" and a.kind == "field")}
+    for i, f in enumerate(feats):
+        for m in f.meeples:
+            figure = layout.meeples[m]
+            if figure.kind not in FIGURE_POINTS_PER_SCORED_FEATURE or i not in scored:
+                continue
+            beside = tuple(j for j in f.meeples if layout.meeples[j].square == figure.square
+                           and board.locate(layout.meeples[j]) == board.locate(figure)
+                           and layout.figures[layout.meeples[j].kind].follower)
+            players = tuple(dict.fromkeys(layout.meeples[j].colour for j in beside))
+            if players:
+                out.append(Award("figures", figure.kind, i, f.tiles, 1, 0, players,
+                                 FIGURE_POINTS_PER_SCORED_FEATURE[figure.kind], (m,) + beside))
+    return out
+
+
+def _farm_rate(city: Feature, role: str, rate: int, layout: Layout) -> int:
+    """What one completed city (or castle) bordering a farm is worth to ``role``
+    (``field``, ``joined``, ``barn``, ``pig``) at the usual ``rate``, a siege doubling it.
+
+    >>> castle = from_text("carcassonne base+bridges-castles-and-bazaars; D@0,0; neutral/castle@0,0:city:N")
+    >>> _farm_rate(features(castle)[0], "field", 3, castle), _farm_rate(features(castle)[0], "barn", 4, castle)
+    (4, 5)
+    """
+    for what, rates in FARM_POINTS_PER_HELD_CITY.items():
+        if _holds(city, what, layout):
+            rate = rates[role]
+    return rate * _city_factor(city)
 
 
 def _city_factor(city: Feature) -> int:
@@ -1460,18 +1603,24 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
     for i, f in per_farm:
         players = majority(layout, f.meeples, f)
         cities = tuple(c for c in f.cities if feats[c].complete)
-        value = sum(_city_factor(feats[c]) for c in cities)
-        rate = next((r for k, r in FARM_POINTS_PER_CITY_WITH.items() if _holds(f, k, layout)), FARM_POINTS_PER_CITY)
+        joined = next((k for k in FARM_POINTS_PER_CITY_WITH if _holds(f, k, layout)), None)
+        rate = FARM_POINTS_PER_CITY_WITH[joined] if joined else FARM_POINTS_PER_CITY
+        more = sum(n for k, n in FARM_MODIFIERS.items() if _holds(f, k, layout))
         if players:
-            points = rate * value + FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles, layout.rules)
+            points = sum(_farm_rate(feats[c], "joined" if joined else "field", rate, layout)
+                         + more * _city_factor(feats[c]) for c in cities)
+            points += FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles, layout.rules)
             awards.append(Award("farm", "field", i, f.tiles, len(cities), 0, players, points, f.meeples, cities))
+        owners = {}  # two pigs or barns of one colour in one farm score it once
         for m in f.meeples:
             figure = layout.meeples[m]
             if figure.kind in FARM_FIGURE_POINTS_PER_CITY:
                 per_city, needs_majority = FARM_FIGURE_POINTS_PER_CITY[figure.kind]
                 if figure.colour in players or not needs_majority:
-                    awards.append(Award("farm", figure.kind, i, f.tiles, len(cities), 0, (figure.colour,),
-                                        per_city * value, (m,), cities))
+                    owners.setdefault((figure.kind, figure.colour), (per_city, m))
+        for (kind, colour), (per_city, m) in owners.items():
+            awards.append(Award("farm", kind, i, f.tiles, len(cities), 0, (colour,),
+                                sum(_farm_rate(feats[c], kind, per_city, layout) for c in cities), (m,), cities))
     if layout.rules.farms == "per-city":
         scored = {i for i, _ in per_farm}
         farms = [(i, f) for i, f in farms if i not in scored]
@@ -1484,8 +1633,10 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             if not players:
                 continue
             factor = _city_factor(city)
+            more = sum(n for k, n in FARM_MODIFIERS.items() if any(_holds(f, k, layout) for f in around))
             awards.append(Award("farm", "city", c, city.tiles, 1, city.pennants, players,
-                                FARM_POINTS_PER_CITY * factor, farmers, (c,)))
+                                _farm_rate(city, "field", FARM_POINTS_PER_CITY, layout) + more * factor,
+                                farmers, (c,)))
             owners = {}
             for m in farmers:
                 figure = layout.meeples[m]
@@ -1494,7 +1645,7 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
                     owners.setdefault((figure.kind, figure.colour), (per_city, m))
             for (kind, colour), (per_city, m) in owners.items():
                 awards.append(Award("farm", kind, c, city.tiles, 1, city.pennants, (colour,),
-                                    per_city * factor, (m,), (c,)))
+                                    _farm_rate(city, kind, per_city, layout), (m,), (c,)))
     return awards
 
 
@@ -1507,11 +1658,28 @@ def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             players = tuple(c for c in holders if layout.held(c, token) == best)
             awards.append(Award("tokens", token, -1, (), best, 0, players, points))
     for token, (kind, per_feature) in TOKEN_POINTS_PER_COMPLETED.items():
-        completed = tuple(i for i, f in enumerate(feats) if f.kind == kind and f.complete)
+        completed = tuple(i for i, f in enumerate(feats) if f.kind == kind and f.complete
+                          and not _unscored(f, layout))
         for colour in holders:
             if layout.held(colour, token) > 0:
                 awards.append(Award("tokens", token, -1, (), len(completed), 0, (colour,),
                                     per_feature * len(completed), (), completed))
+    for token, each in TOKEN_POINTS_EACH.items():
+        for colour in holders:
+            n = layout.held(colour, token)
+            if n:
+                awards.append(Award("tokens", token, -1, (), n, 0, (colour,), each * n))
+    for token, tiers in TOKEN_TIERS.items():
+        for colour in holders:
+            n = layout.held(colour, token)
+            if n:
+                each = max(points for least, points in tiers if n >= least)
+                awards.append(Award("tokens", token, -1, (), n, 0, (colour,), each * n))
+    for token, ranks in TOKEN_RANK_POINTS.items():
+        counts = sorted({layout.held(c, token) for c in holders} - {0}, reverse=True)
+        for n, points in zip(counts, ranks):
+            players = tuple(c for c in holders if layout.held(c, token) == n)
+            awards.append(Award("tokens", token, -1, (), n, 0, players, points))
     return awards
 
 

@@ -1,0 +1,331 @@
+"""Carcassonne: the expansions scored after the first ten, each rule row on a hand-built board.
+
+Boards are in the compact text form; unless a test is about a warning, a board must validate
+without warnings (which checks the tile data as much as the rules). Expected points are worked
+out from the rule texts (shared/rules/carcassonne-scoring-*) in the comments, not read back
+from the code.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring import carcassonne as cc
+
+TOWER = "tower"
+PD = "princess-and-dragon"
+BCB = "bridges-castles-and-bazaars"
+HS = "hills-and-sheep"
+R2 = "river-ii"
+CULT = "cult"
+GOLD = "gold-mines"
+LAB = "labyrinth"
+AM = "abbey-and-mayor"
+TB = "traders-and-builders"
+KR = "king-and-robber-baron"
+NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB)
+
+
+def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
+    return cc.from_text(f"carcassonne {rules} {'+'.join(('base',) + expansions)}; {text}")
+
+
+def legal(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
+    layout = board(text, *expansions, rules=rules)
+    assert [f.message for f in cc.validate(layout)] == []
+    return layout
+
+
+def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
+    return [(line.category, line.count, line.points) for line in sheet.lines(colour)[1:]]
+
+
+# ---------------------------------------------------------------------------
+# The catalogues
+
+# name: (tile types, tiles in the box)
+BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
+         GOLD: (8, 8), LAB: (1, 1)}
+
+
+@pytest.mark.parametrize("name", BOXES)
+def test_each_catalogue_loads_with_its_box_counts(name):
+    cat = cc.load_catalogue([name])
+    assert (len(cat), sum(t.count for t in cat.values())) == BOXES[name]
+    assert all(t.expansion == name for t in cat.values())
+
+
+def test_printed_things_are_counted_as_the_boxes_print_them():
+    def tiles_with(name, what):
+        return sum(t.count for t in cc.load_catalogue([name]).values()
+                   if any(p.kind == what or p.count(what) for p in t.parts))
+    assert tiles_with(TOWER, "tower") == 18
+    assert (tiles_with(PD, "volcano"), tiles_with(PD, "dragon"), tiles_with(PD, "portal"),
+            tiles_with(PD, "princess")) == (6, 12, 6, 6)
+    assert tiles_with(BCB, "bazaar") == 8
+    assert (tiles_with(HS, "hill"), tiles_with(HS, "vineyard")) == (8, 8)
+    assert tiles_with(CULT, "shrine") == 6 and tiles_with(GOLD, "gold") == 8
+    assert tiles_with(R2, "pig-herd") == 1 and tiles_with(R2, "volcano") == 1
+
+
+def test_a_later_catalogue_adds_where_a_figure_stands():
+    figures = cc.load_figures(["base", TOWER, CULT])
+    assert figures["follower"].stands_on == ("road", "city", "cloister", "field", "tower", "shrine")
+    assert figures["follower"].per_player == 7 and cc.load_figures()["follower"].stands_on[-1] == "field"
+
+
+@pytest.mark.parametrize("names", [(TOWER,), (PD,), (BCB,), (HS,), (R2,), (CULT,), (GOLD,), (LAB,)])
+def test_every_tile_turns_consistently(names):
+    for tile in cc.load_catalogue(names).values():
+        for rotation in cc.ROTATIONS:
+            parts = tile.parts_at(rotation)
+            for edge, kind in zip(cc.EDGES, tile.edges(rotation)):
+                assert [p.kind for p in parts if edge in p.edges] == ([] if kind == "field" else [kind])
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 60))
+def test_random_layouts_with_the_new_catalogues_are_legal_and_score(seed, n):
+    rng = random.Random(seed)
+    layout = cc.random_meeples(rng, cc.random_layout(rng, n, ("base",) + NEW + (R2,)), ("red", "blue"), 3)
+    assert cc.validate(layout) == []
+    sheet = cc.score(layout)
+    for colour in layout.players:
+        assert sheet.totals[colour] == sum(a.points for a in sheet.awards if colour in a.players)
+
+
+# ---------------------------------------------------------------------------
+# The Tower: "Tower - Prisoner ransom: (-3) points to payer, (+3) points to payee" is paid during
+# the game, so it is on the track; a tower and the follower guarding it score nothing at the end.
+
+def test_a_tower_and_its_guard_score_nothing_at_the_end():
+    layout = legal("TO-B@0,0 B@1,0; red@0,0:tower neutral/tower-floor@0,0:tower "
+                   "neutral/tower-floor@0,0:tower blue@1,0:cloister; red=12 blue=9", TOWER)
+    sheet = cc.score(layout)
+    assert lines(sheet, "red") == [] and sheet.totals == {"red": 12, "blue": 9 + 1 + 1}
+
+
+def test_only_the_tower_catalogue_lets_a_follower_guard_a_tower():
+    layout = board("TO-B@0,0; red@0,0:tower", TOWER)
+    assert cc.validate(layout) == []
+    with pytest.raises(cc.StateError):
+        board("TO-B@0,0; red@0,0:tower")  # the base game has no TO-B
+
+
+# ---------------------------------------------------------------------------
+# The Princess & the Dragon: "Fairy: 3 points / feature scored" for the player whose follower
+# stands by the fairy; the dragon, volcanoes, portals and princesses act during the game.
+
+ROAD4 = "A@-1,0:270 U@0,0:90 U@1,0:90 A@2,0:90"  # a road closed by two cloisters, 4 tiles
+
+
+def test_fairy_adds_3_to_the_feature_scored():
+    sheet = cc.score(legal(f"{ROAD4}; red@0,0:road:E neutral/fairy@0,0:road:E", PD))
+    assert lines(sheet, "red") == [("completed road", 4, 4), ("fairy", 1, 3)]
+
+
+def test_fairy_pays_its_follower_without_the_majority():
+    # red has the road (2 against 1); blue's follower stands by the fairy: the road is scored, blue gets 3
+    sheet = cc.score(legal(f"{ROAD4}; red@0,0:road:E red@1,0:road:E blue@-1,0:road:E "
+                           "neutral/fairy@-1,0:road:E", PD))
+    assert sheet.totals == {"red": 4, "blue": 3}
+
+
+def test_fairy_on_a_farm_and_on_an_open_city():
+    sheet = cc.score(legal("E@0,0; red@0,0:city:N neutral/fairy@0,0:city:N blue@0,0:field:S.l", PD))
+    assert sheet.totals == {"red": 1 + 3, "blue": 0}  # open city: 1 per tile
+    sheet = cc.score(legal("E@0,0; blue@0,0:field:S.l neutral/fairy@0,0:field:S.l", PD))
+    assert sheet.totals == {"blue": 0 + 3}
+
+
+def test_the_dragon_and_the_princess_tiles_score_as_printed():
+    # PD-K is a city on N, E and W with a princess: the princess acts during the game only
+    sheet = cc.score(legal("PD-K@0,0; red@0,0:city:N neutral/dragon@0,0:tile", PD))
+    assert sheet.totals == {"red": 1}
+
+
+# ---------------------------------------------------------------------------
+# Bridges, Castles & Bazaars: a castle (a neutral figure on the small city it was built on)
+
+CITY2 = "E@0,0 E@0,-1:180"  # a completed city of 2 tiles; the field south of it is field:S.l of 0,0
+
+
+def test_an_occupied_castle_scores_0_at_the_end():
+    # "If a castle is still occupied at the end of the game, it scores 0 points."
+    plain = cc.score(legal(f"{CITY2}; red@0,0:city:N", BCB))
+    castle = cc.score(legal(f"{CITY2}; red@0,0:city:N neutral/castle@0,0:city:N", BCB))
+    assert plain.totals == {"red": 4} and castle.totals == {"red": 0} and lines(castle, "red") == []
+
+
+def test_castle_adjacent_to_a_farm_scores_4():
+    # "Castle adjacent to farmfield: 4 points / castle" (a completed city: 3)
+    plain = cc.score(legal(f"{CITY2}; blue@0,0:field:S.l", BCB))
+    castle = cc.score(legal(f"{CITY2}; neutral/castle@0,0:city:N blue@0,0:field:S.l", BCB))
+    assert plain.totals == {"blue": 3} and castle.totals == {"blue": 4}
+
+
+def test_castle_with_a_pig_a_barn_and_farmers_joined_to_the_barn():
+    # "FarmField with pig: (+1) point / castle or completed city"
+    pig = cc.score(legal(f"{CITY2}; neutral/castle@0,0:city:N blue@0,0:field:S.l blue/pig@0,0:field:S.l", BCB, TB))
+    assert lines(pig, "blue") == [("farm", 1, 4), ("pig", 1, 1)]
+    # the barn: "Castle adjacent to farmfield: 5 points / castle"; farmers joined to a barn: "2 points / castle"
+    barn = cc.score(legal(f"{CITY2}; neutral/castle@0,0:city:N blue/barn@0,0:field:S.l red@0,0:field:S.l",
+                          BCB, AM))
+    assert barn.totals == {"blue": 5, "red": 2}
+
+
+def test_first_edition_farms_score_a_castle_4():
+    sheet = cc.score(legal(f"{CITY2}; neutral/castle@0,0:city:N blue@0,0:field:S.l", BCB, rules="1"))
+    assert lines(sheet, "blue") == [("farm city", 1, 4)]
+
+
+def test_the_king_does_not_count_a_castle():
+    # "Towns/Small cities converted into castles are not counted as completed cities"
+    layout = legal(f"{CITY2} E@1,0:90 E@2,0:270; neutral/castle@0,0:city:N; red/king=1", BCB, KR)
+    assert cc.score(layout).totals == {"red": 1}  # the city of 1,0 and 2,0 only
+
+
+def test_fairy_gives_nothing_to_a_follower_in_a_castle():
+    # "This bonus will not be received by followers/meeples in castles"
+    layout = legal(f"{CITY2}; red@0,0:city:N neutral/castle@0,0:city:N neutral/fairy@0,0:city:N", BCB, PD)
+    assert cc.score(layout).totals == {"red": 0}
+
+
+# ---------------------------------------------------------------------------
+# Hills & Sheep and the Cult: vineyards around a cloister or a shrine
+
+# B (a cloister) at 0,0 in a ring of 8 tiles with fields inwards; HS-A (three times: one more than the
+# box holds) and, in the corner that completes the ring, HS-E show a vineyard
+RING = "HS-A@-1,-1 E@0,-1 HS-A@1,-1 E@-1,0:270 E@1,0:90 HS-A@-1,1:180 E@0,1:180"
+CORNER = "HS-E@1,1:180"
+
+
+def test_completed_cloister_scores_3_per_neighbouring_vineyard():
+    # "Neighboring Vineyard(s): (+3) points / vineyard" when complete: 9 + 4 x 3
+    layout = board(f"B@0,0 {RING} {CORNER}; red@0,0:cloister", HS)
+    assert [f.code for f in cc.validate(layout)] == ["too-many-tiles"]  # HS-A: the box has 2, the ring uses 3
+    assert cc.score(layout).totals == {"red": 9 + 4 * 3}
+
+
+def test_vineyards_score_nothing_at_the_end():
+    # "Neighboring Vineyard(s): (+0) points / vineyard" after the game: 1 + 7 tiles around
+    layout = board(f"B@0,0 {RING}; red@0,0:cloister", HS)
+    assert cc.score(layout).totals == {"red": 8}
+
+
+def test_a_shrine_scores_as_a_cloister_with_its_vineyards():
+    # "Cloister / Shrine ...: 9 points (the feature tile and the eight tiles around it)"
+    layout = board(f"CU-A@0,0 {RING} {CORNER}; red@0,0:shrine", HS, CULT)
+    assert cc.score(layout).totals == {"red": 9 + 4 * 3}
+
+
+def test_an_unresolved_challenge_scores_both_as_usual():
+    # "If a challenge has not been resolved by the end of the game, both the cloister ... and the shrine
+    # receive the usual 1 point / tile"
+    sheet = cc.score(legal("B@0,0 CU-A@1,0; red@0,0:cloister blue@1,0:shrine", CULT))
+    assert sheet.totals == {"red": 2, "blue": 2}
+
+
+def test_the_shepherd_scores_nothing_and_is_no_farmer():
+    # "Shepherd remaining on farmfield: 0 point / sheep depicted"
+    sheet = cc.score(legal(f"{CITY2}; red/shepherd@0,0:field:S.l blue@0,-1:field:N.l", HS))
+    assert sheet.totals == {"red": 0, "blue": 3} and lines(sheet, "red") == []
+
+
+# ---------------------------------------------------------------------------
+# River II and the pig-herd: "FarmField with pig-herd: (+1) point / castle or completed city"
+
+# R2-K: the river from W to N, the pig-herd in the field on E and S; a 2-tile city east of it
+PIGHERD = "R2-K@0,0 E@1,0:90 E@2,0:270"
+
+
+def test_a_farm_with_a_pig_herd_scores_one_more_per_completed_city():
+    sheet = cc.score(legal(f"{PIGHERD}; red@0,0:field:S.l", R2))
+    assert lines(sheet, "red") == [("farm", 1, 3 + 1)]
+
+
+def test_pig_herds_do_not_stack():
+    # two pig-herd tiles in one farm (one too many for the box): still +1 per city
+    layout = board(f"{PIGHERD} R2-K@0,1:90; red@0,0:field:S.l", R2)
+    assert cc.score(layout).totals == {"red": 3 + 1}
+
+
+def test_a_pig_herd_with_a_barn_and_with_first_edition_farms():
+    # "FarmField & Barn - Special case ... FarmField with pig-herd: (+1) point / castle or completed city"
+    sheet = cc.score(legal(f"{PIGHERD}; red@0,0:field:S.l blue/barn@1,0:field:W.l", R2, AM))
+    assert sheet.totals == {"red": 1 + 1, "blue": 4}
+    sheet = cc.score(legal(f"{PIGHERD}; red@0,0:field:S.l", R2, rules="1"))
+    assert sheet.totals == {"red": 3 + 1}
+
+
+def test_river_two_starts_at_its_spring_and_lays_the_river_first():
+    layout = cc.random_layout(random.Random(4), 30, ("base", R2))
+    assert layout.tiles[0].tile == "R2-A" and {p.tile for p in layout.tiles[:12]} == set(cc.load_catalogue([R2]))
+    assert cc.validate(layout) == []
+
+
+def test_the_inn_on_the_river_two_road():
+    # R2-G: a road W-E with an inn over the river: "Road with inn(s): (+1) point / tile" when complete
+    sheet = cc.score(legal("A@-1,0:270 R2-G@0,0 A@1,0:90; red@0,0:road:W", R2))
+    assert sheet.totals == {"red": 3 * 2}
+
+
+# ---------------------------------------------------------------------------
+# Gold Mines: "Gold pieces: 1-3 pieces 1 point / gold piece, 4-6 pieces 2 points, 7-9 pieces 3 points,
+# 10+ pieces 4 points / gold piece"
+
+@pytest.mark.parametrize("gold, points", [(1, 1), (3, 3), (4, 8), (6, 12), (7, 21), (9, 27), (10, 40), (12, 48)])
+def test_gold_pieces_score_by_how_many(gold, points):
+    assert cc.score(legal(f"GM-A@0,0; ; red/gold={gold}", GOLD)).totals == {"red": points}
+
+
+def test_more_gold_than_the_box_is_a_warning():
+    assert [f.code for f in cc.validate(board("GM-A@0,0; ; red/gold=10 blue/gold=7", GOLD))] == ["too-many-tokens"]
+
+
+# ---------------------------------------------------------------------------
+# The Labyrinth: "The labyrinth tile merges all roads connected to it for scoring"; advanced rules:
+# "Road with labyrinth(s): (+2) points / follower on road network"
+
+CROSS = "LA-A@0,0 U@0,-1 U@0,1 U@-1,0:90 U@1,0:90"
+CLOSED = " W@0,-2 W@0,2:180 W@-2,0:270 W@2,0:90"
+
+
+def test_the_labyrinth_joins_its_four_roads():
+    sheet = cc.score(legal(f"{CROSS}; red@0,-1:road:S blue@1,0:road:W", LAB))
+    assert sheet.totals == {"red": 5, "blue": 5}  # one open road of 5 tiles, shared
+
+
+def test_the_advanced_labyrinth_scores_2_per_follower_on_a_completed_road():
+    meeples = "red@0,-1:road:S red@0,1:road:N blue@1,0:road:W"
+    assert cc.score(legal(f"{CROSS}{CLOSED}; {meeples}", LAB)).totals == {"red": 9, "blue": 0}
+    advanced = legal(f"{CROSS}{CLOSED}; {meeples}", LAB, rules="3 labyrinth-advanced")
+    assert cc.score(advanced).totals == {"red": 9 + 2 * 3, "blue": 0}
+    open_road = legal(f"{CROSS}; {meeples}", LAB, rules="3 labyrinth-advanced")
+    assert cc.score(open_road).totals == {"red": 5, "blue": 0}  # the row is for completed roads only
+
+
+def test_variants_round_trip_and_unknown_variants_are_refused():
+    layout = board(f"{CROSS}", LAB, rules="3 labyrinth-advanced")
+    assert cc.from_text(cc.to_text(layout)) == layout == cc.from_dict(cc.to_dict(layout))
+    with pytest.raises(ValueError):
+        cc.Rules(variants=("hills",))
+
+
+# ---------------------------------------------------------------------------
+# Two boards outside the rules: the reading other engines use, and the warning stays
+
+def test_two_barns_of_one_colour_in_one_farm_score_it_once():
+    layout = board(f"{CITY2}; blue/barn@0,0:field:S.l blue/barn@0,0:field:S.l", AM)
+    assert "too-many-figures" in {f.code for f in cc.validate(layout)}
+    assert lines(cc.score(layout), "blue") == [("barn", 1, 4)]
+
+
+def test_two_pigs_of_one_colour_in_one_farm_give_the_bonus_once():
+    layout = board(f"{CITY2}; blue@0,0:field:S.l blue/pig@0,0:field:S.l blue/pig@0,0:field:S.l", TB)
+    assert "too-many-figures" in {f.code for f in cc.validate(layout)}
+    assert lines(cc.score(layout), "blue") == [("farm", 1, 3), ("pig", 1, 1)]
