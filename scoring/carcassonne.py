@@ -168,9 +168,10 @@ FIELDLESS_EDGES = ("city", "abbey")
 WILD_EDGES = ("abbey",)
 
 #: Inside parts scored by the 8 squares around them (the Cult's shrine scores
-#: as a cloister). Any other inside part (a field enclosed by cities, a tower
+#: as a cloister, and so does a German or Dutch & Belgian monastery with a
+#: monk). Any other inside part (a field enclosed by cities, a tower
 #: foundation, a vineyard) is simply complete.
-SURROUNDED = ("cloister", "garden", "shrine")
+SURROUNDED = ("cloister", "garden", "shrine", "monastery")
 
 
 @dataclass(frozen=True)
@@ -278,7 +279,11 @@ class Figure:
     ``per_player`` is then how many the box holds. A figure ``with_follower``
     must share its feature with a follower of its colour (the builder, the
     pig). ``stands_on`` may name ``tile``: the figure stands on the tile
-    itself, not on one of its features (a little building).
+    itself, not on one of its features (a little building). A figure that
+    ``joins`` a kind (a bridge, a ferry) names two edges of its tile, as in
+    ``road:N+S``, and makes one feature of that kind between them, over edges
+    of the kind ``joins_over`` (a bridge over fields; a ferry joins two
+    roads that end at its lake). The fields stay as printed.
 
     >>> f = load_figures()["follower"]
     >>> f.per_player, f.strength, f.stands_on
@@ -291,6 +296,8 @@ class Figure:
     stands_on: tuple[str, ...]
     neutral: bool = False
     with_follower: bool = False
+    joins: str = ""
+    joins_over: str = ""
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -359,7 +366,8 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
     if not isinstance(strength, (int, str)) or isinstance(strength, bool):
         raise ValueError(f"{filename}: figure {name}: strength must be a number or the name of a count")
     return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
-                  bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)))
+                  bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
+                  spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -846,6 +854,47 @@ class _UnionFind:
         self.parent[self.find(a)] = self.find(b)
 
 
+@lru_cache(maxsize=64)
+def _squares(layout: Layout) -> dict:
+    squares = {}
+    for i, p in enumerate(layout.tiles):
+        squares.setdefault(p.square, (i, layout.catalogue[p.tile], p.rotation))
+    for m in layout.meeples:  # bridges and ferries join edges of their tile
+        figure = layout.figures.get(m.kind)
+        edges = joined_edges(m)
+        if figure is not None and figure.joins and m.square in squares and edges:
+            i, tile, rotation = squares[m.square]
+            squares[m.square] = (i, _joined(tile, rotation, figure.joins, edges), rotation)
+    return squares
+
+
+def joined_edges(meeple: "Meeple") -> tuple[str, ...]:
+    """The two edges a joining figure names (``road:N+S``), or ``()``.
+
+    >>> joined_edges(Meeple("neutral", "bridge", 0, 0, "road:N+S"))
+    ('N', 'S')
+    """
+    edges = tuple(meeple.feature.partition(":")[2].split("+"))
+    return edges if len(edges) == 2 and set(edges) <= set(EDGES) and edges[0] != edges[1] else ()
+
+
+def _joined(tile: TileType, rotation: int, kind: str, edges: tuple[str, ...]) -> TileType:
+    """The tile with one part of ``kind`` over ``edges`` (as on the board), merged with
+    the parts of that kind that reach them; the other parts keep their order."""
+    printed = {rotate_edge(e, (360 - rotation) % 360) for e in edges}
+    merged = [j for j, p in enumerate(tile.parts) if p.kind == kind and printed & set(p.edges)]
+    counts: Counter = Counter()
+    for j in merged:
+        counts.update(dict(tile.parts[j].counts))
+        printed |= set(tile.parts[j].edges)
+    part = Part(kind, tuple(e for e in EDGES if e in printed), counts=tuple(sorted(counts.items())))
+    keep = [j for j in range(len(tile.parts)) if j not in merged]
+    index = {old: new for new, old in enumerate(keep)}
+    parts = [replace(tile.parts[j], cities=tuple(index[c] for c in tile.parts[j].cities)) for j in keep]
+    edges_now = tuple(kind if e in printed else k for e, k in zip(EDGES, tile.printed_edges))
+    return replace(tile, printed_edges=edges_now, parts=tuple(parts) + (part,))
+
+
 @dataclass
 class _Board:
     """The layout as squares: the first tile on each square, rotated."""
@@ -855,10 +904,7 @@ class _Board:
 
     @classmethod
     def of(cls, layout: Layout) -> "_Board":
-        squares = {}
-        for i, p in enumerate(layout.tiles):
-            squares.setdefault(p.square, (i, layout.catalogue[p.tile], p.rotation))
-        return cls(layout, squares)
+        return cls(layout, _squares(layout))
 
     def parts(self, square: Square) -> tuple[Part, ...]:
         _, tile, rotation = self.squares[square]
@@ -894,6 +940,7 @@ class _Board:
         if meeple.square not in self.squares:
             return []
         kind, _, where = meeple.feature.partition(":")
+        where = where.split("+")[0]  # a bridge or a ferry: the part it makes reaches its first edge
         parts = [(j, p) for j, p in enumerate(self.parts(meeple.square)) if p.kind == kind]
         if not where and any(p.inside for _, p in parts):
             return [j for j, p in parts if p.inside]
@@ -1102,6 +1149,15 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
         if kind not in layout.figures[m.kind].stands_on:
             out.append(Finding("figure-not-allowed", f"{name}: {m.kind}s may not stand on {kind}s",
                                (f"meeple:{i}", _tile(m.square))))
+        figure = layout.figures[m.kind]
+        if figure.joins:
+            placed = layout.tiles[board.squares[m.square][0]]
+            printed = layout.catalogue[placed.tile].edges(placed.rotation)
+            edges = joined_edges(m)
+            if not edges or any(printed[EDGES.index(e)] != figure.joins_over for e in edges):
+                out.append(Finding("figure-not-allowed", f"{name}: a {m.kind} joins two {figure.joins_over} "
+                                                         f"edges of its tile, named as {figure.joins}:N+S",
+                                   (f"meeple:{i}", _tile(m.square))))
     return out
 
 
@@ -1128,7 +1184,8 @@ def _lonely_figures(layout: Layout) -> list[Finding]:
 # feature's tiles (a tile counts once however many of its parts the feature
 # holds), "neighbours" the tiles around a cloister or garden, "buildings" the
 # little buildings on the feature's tiles (and, for a cloister or garden, on
-# the tiles around it), "followers" the figures with strength on it,
+# the tiles around it), "followers" the figures with strength on it, "lines"
+# the tiles in a direct row or column from it (up to the first empty square),
 # "around:KIND" the tiles around it that show a KIND (a vineyard); any other
 # unit is a count printed on the tiles, summed over the feature (pennants).
 
@@ -1140,7 +1197,8 @@ INCOMPLETE_POINTS = {
     "cloister": {"tiles": 1, "neighbours": 1},  # 1 point for the feature tile + 1 point per tile around it
     "garden": {"tiles": 1, "neighbours": 1},    # Garden (abbot): 1 point for the garden + 1 point per tile around it
     "shrine": {"tiles": 1, "neighbours": 1},    # Cloister (monk / abbot) or Shrine (heretic): 1 point for the
-}                                               # feature tile + 1 point per tile around it
+    "monastery": {"tiles": 1, "neighbours": 1},  # feature tile + 1 point per tile around it (or German
+}                                               # monastery (monk) or Dutch & Belgian monastery (monk))
 
 #: A completed feature that still carries meeples scores as during the game
 #: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
@@ -1150,6 +1208,7 @@ COMPLETED_POINTS = {
     "cloister": {"tiles": 1, "neighbours": 1},  # 9 points (the feature tile and the eight tiles around it)
     "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
     "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the eight tiles around it)
+    "monastery": {"tiles": 1, "neighbours": 1},  # ... / German monastery / Dutch & Belgian monastery: 9 points
 }
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
@@ -1185,6 +1244,15 @@ INCOMPLETE_MODIFIERS = {
     "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s); "Vineyards do no affect gardens."
 }
 INCOMPLETE_MODIFIERS["shrine"] = INCOMPLETE_MODIFIERS["cloister"]  # the rows of "Cloister ... or Shrine (heretic)"
+#: "German monastery (abbot) or Dutch & Belgian monastery (abbot): 1 point for
+#: monastery + 1 point for each tile in a direct row or column" (an abbot stays
+#: to the end, so it scores so whether or not the monastery is surrounded).
+MONASTERY_ABBOT_ROWS = (
+    ("abbot", ("x", 0)),                # instead of the monk's points:
+    ("abbot", ("+", "tiles", 1)),       # 1 point for monastery
+    ("abbot", ("+", "lines", 1)),       # + 1 point for each tile in a direct row or column
+)
+INCOMPLETE_MODIFIERS["monastery"] = INCOMPLETE_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
 COMPLETED_MODIFIERS = {
     "road": (
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
@@ -1209,6 +1277,7 @@ COMPLETED_MODIFIERS = {
     "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
 }
 COMPLETED_MODIFIERS["shrine"] = COMPLETED_MODIFIERS["cloister"]
+COMPLETED_MODIFIERS["monastery"] = COMPLETED_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
 
 #: A feature that holds one of these is not scored at the end: "Castle
 #: (castle occupier / knight / lord): If a castle is still occupied at the
@@ -1343,10 +1412,28 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         return _buildings(layout, squares, rules)
     if unit == "followers":
         return 0 if layout is None else sum(layout.figures[layout.meeples[i].kind].follower for i in feature.meeples)
+    if unit == "lines":
+        return 0 if layout is None else _in_line(layout, feature.tiles[0])
     if unit.startswith("around:"):
         return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
                                                           for dx, dy in AROUND} - set(feature.tiles), unit[7:])
     return feature.count(unit)
+
+
+def _in_line(layout: Layout, square: Square) -> int:
+    """The tiles in a direct row or column from ``square``, each line up to its first empty square.
+
+    >>> _in_line(from_text("carcassonne; B@0,0 B@1,0 B@2,0 B@0,1 E@4,0"), (0, 0))
+    3
+    """
+    squares = _Board.of(layout).squares
+    count = 0
+    for edge in EDGES:
+        at = neighbour(square, edge)
+        while at in squares:
+            count += 1
+            at = neighbour(at, edge)
+    return count
 
 
 def _showing(layout: Layout, squares: Iterable[Square], what: str) -> int:

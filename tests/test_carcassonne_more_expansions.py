@@ -24,10 +24,15 @@ R2 = "river-ii"
 CULT = "cult"
 GOLD = "gold-mines"
 LAB = "labyrinth"
+FERRIES = "ferries"
+FLYING = "flying-machines"
+ROSES = "wind-roses"
+WATCH = "watchtowers"
+MONASTERIES = "monasteries"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
-NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB)
+NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES)
 
 
 def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
@@ -49,7 +54,8 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 
 # name: (tile types, tiles in the box)
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
-         GOLD: (8, 8), LAB: (1, 1)}
+         GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
+         MONASTERIES: (6, 6)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -70,6 +76,8 @@ def test_printed_things_are_counted_as_the_boxes_print_them():
     assert (tiles_with(HS, "hill"), tiles_with(HS, "vineyard")) == (8, 8)
     assert tiles_with(CULT, "shrine") == 6 and tiles_with(GOLD, "gold") == 8
     assert tiles_with(R2, "pig-herd") == 1 and tiles_with(R2, "volcano") == 1
+    assert (tiles_with(FERRIES, "ferry"), tiles_with(FLYING, "flier"), tiles_with(ROSES, "wind-rose"),
+            tiles_with(WATCH, "watchtower"), tiles_with(MONASTERIES, "monastery")) == (8, 8, 6, 12, 6)
 
 
 def test_a_later_catalogue_adds_where_a_figure_stands():
@@ -78,7 +86,7 @@ def test_a_later_catalogue_adds_where_a_figure_stands():
     assert figures["follower"].per_player == 7 and cc.load_figures()["follower"].stands_on[-1] == "field"
 
 
-@pytest.mark.parametrize("names", [(TOWER,), (PD,), (BCB,), (HS,), (R2,), (CULT,), (GOLD,), (LAB,)])
+@pytest.mark.parametrize("names", [(name,) for name in BOXES])
 def test_every_tile_turns_consistently(names):
     for tile in cc.load_catalogue(names).values():
         for rotation in cc.ROTATIONS:
@@ -193,6 +201,81 @@ def test_fairy_gives_nothing_to_a_follower_in_a_castle():
     # "This bonus will not be received by followers/meeples in castles"
     layout = legal(f"{CITY2}; red@0,0:city:N neutral/castle@0,0:city:N neutral/fairy@0,0:city:N", BCB, PD)
     assert cc.score(layout).totals == {"red": 0}
+
+
+# Bridges: "Tile with wooden bridge(s) - The wooden bridge counts as 1 road tile - A wooden bridge and a
+# printed road segment on the same tile, both connected to the same road, still count as 1 tile". A
+# bridge is a neutral figure naming the two field edges it joins: road:N+S.
+
+def test_a_bridge_carries_a_road_over_a_city_and_counts_as_one_tile():
+    # G (a city from W to E, no pennant) at 0,0 with a bridge from N to S, between two straight roads
+    layout = legal("U@0,-1 G@0,0 U@0,1; neutral/bridge@0,0:road:N+S red@0,-1:road:S blue@0,0:city:E", BCB)
+    assert cc.score(layout).totals == {"red": 3, "blue": 1}  # the open road: 3 tiles; the open city: 1
+    assert [f.code for f in cc.validate(board("U@0,-1 G@0,0 U@0,1", BCB))] == ["edge-mismatch"] * 2
+
+
+def test_a_bridge_and_a_printed_road_of_one_road_count_one_tile():
+    # U:90 (a road W-E) at 0,0 with a bridge N-S; the bridge's north end runs round by three curves into
+    # the printed road's west end; the printed road ends at a cloister east, the bridge at one south
+    loop = "V@0,-1 V@-1,-1:270 V@-1,0:180 A@1,0:90 A@0,1:180"
+    layout = legal(f"U@0,0:90 {loop}; neutral/bridge@0,0:road:N+S red@0,-1:road:S", BCB)
+    assert cc.score(layout).totals == {"red": 6}  # a completed road of 6 tiles, 0,0 counted once
+
+
+def test_a_bridge_must_join_two_field_edges():
+    layout = board("U@0,0; neutral/bridge@0,0:road:N+S", BCB)
+    assert [f.code for f in cc.validate(layout)] == ["figure-not-allowed"]
+    layout = board("B@0,0; neutral/bridge@0,0:road:N+E", BCB)
+    assert cc.validate(layout) == []  # a bend is not a legal bridge, but the edges are fields: scored as named
+
+
+def test_a_ferry_joins_two_roads_at_its_lake():
+    # FE-B: roads W, S and E end at a lake; the ferry joins W and E: "The ferry tile counts as 1 road tile -
+    # It is irrelevant if the ferry connects two road segments or the road ends at the lake"
+    road = "A@-1,0:270 FE-B@0,0 A@1,0:90"
+    assert cc.score(legal(f"{road}; red@-1,0:road:E", FERRIES)).totals == {"red": 2}  # ends at the lake
+    ferried = legal(f"{road}; red@-1,0:road:E neutral/ferry@0,0:road:W+E", FERRIES)
+    assert cc.score(ferried).totals == {"red": 3}
+    assert [f.code for f in cc.validate(board(f"{road}; neutral/ferry@0,0:road:N+E", FERRIES))] == [
+        "figure-not-allowed"]
+
+
+# ---------------------------------------------------------------------------
+# Monasteries: "German monastery (abbot) or Dutch & Belgian monastery (abbot): 1 point for monastery +
+# 1 point for each tile in a direct row or column"; with a monk it is a cloister
+
+# MO-A at 0,0: a row of 3 tiles east, 1 west, 1 south, and 1 on the diagonal
+LINES = "MO-A@0,0 B@1,0 B@2,0 B@3,0 E@-1,0:270 E@0,1:180 B@1,1"
+
+
+def test_a_monastery_with_a_monk_scores_as_a_cloister():
+    assert cc.score(legal(f"{LINES}; red@0,0:monastery", MONASTERIES)).totals == {"red": 1 + 4}
+
+
+def test_a_monastery_with_an_abbot_scores_its_row_and_column():
+    assert cc.score(legal(f"{LINES}; red/abbot@0,0:monastery", MONASTERIES)).totals == {"red": 1 + 3 + 1 + 1}
+
+
+def test_a_surrounded_monastery_with_an_abbot_still_scores_its_row_and_column():
+    ring = "B@-1,-1 E@0,-1 B@1,-1 E@-1,0:270 E@1,0:90 E@0,1:180 HS-A@-1,1:180 HS-A@1,1:180"
+    layout = legal(f"MO-A@0,0 {ring}; red/abbot@0,0:monastery", MONASTERIES, HS)
+    assert cc.score(layout).totals == {"red": 1 + 4}
+    layout = legal(f"MO-A@0,0 {ring}; red@0,0:monastery", MONASTERIES, HS)
+    assert cc.score(layout).totals == {"red": 9 + 2 * 3}  # a monk: 9, and two vineyards around
+
+
+# ---------------------------------------------------------------------------
+# Flying machines, wind roses and watchtowers score during the game only (a flier's landing, "Wind rose
+# placement on correct quadrant: 3 points", "Watchtower: ... Depends on the watchtower symbol" when a
+# feature is completed): their points are on the track, and their tiles score as printed at the end.
+
+@pytest.mark.parametrize("text, expansion, red", [
+    ("FM-C@0,0; red@0,0:road:W; red=5", FLYING, 5 + 1),
+    ("WR-E@0,0; red@0,0:road:S; red=5", ROSES, 5 + 1),
+    ("WT-E@0,0 E@0,-1:180; red@0,0:city:N; red=5", WATCH, 5 + 2 * 2),
+])
+def test_tiles_scored_during_the_game_score_as_printed_at_the_end(text, expansion, red):
+    assert cc.score(legal(text, expansion)).totals == {"red": red}
 
 
 # ---------------------------------------------------------------------------
