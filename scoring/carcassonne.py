@@ -169,9 +169,10 @@ WILD_EDGES = ("abbey",)
 
 #: Inside parts scored by the 8 squares around them (the Cult's shrine scores
 #: as a cloister, and so does a German or Dutch & Belgian monastery with a
-#: monk). Any other inside part (a field enclosed by cities, a tower
+#: monk; Baba Yaga's hut is scored by the empty squares around it). Any
+#: other inside part (a field enclosed by cities, a tower
 #: foundation, a vineyard) is simply complete.
-SURROUNDED = ("cloister", "garden", "shrine", "monastery")
+SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut")
 
 
 @dataclass(frozen=True)
@@ -1184,7 +1185,8 @@ def _lonely_figures(layout: Layout) -> list[Finding]:
 # feature's tiles (a tile counts once however many of its parts the feature
 # holds), "neighbours" the tiles around a cloister or garden, "buildings" the
 # little buildings on the feature's tiles (and, for a cloister or garden, on
-# the tiles around it), "followers" the figures with strength on it, "lines"
+# the tiles around it), "empty" the squares around it with no tile, "feature"
+# the feature once, "followers" the figures with strength on it, "lines"
 # the tiles in a direct row or column from it (up to the first empty square),
 # "around:KIND" the tiles around it that show a KIND (a vineyard); any other
 # unit is a count printed on the tiles, summed over the feature (pennants).
@@ -1198,7 +1200,9 @@ INCOMPLETE_POINTS = {
     "garden": {"tiles": 1, "neighbours": 1},    # Garden (abbot): 1 point for the garden + 1 point per tile around it
     "shrine": {"tiles": 1, "neighbours": 1},    # Cloister (monk / abbot) or Shrine (heretic): 1 point for the
     "monastery": {"tiles": 1, "neighbours": 1},  # feature tile + 1 point per tile around it (or German
-}                                               # monastery (monk) or Dutch & Belgian monastery (monk))
+                                                # monastery (monk) or Dutch & Belgian monastery (monk))
+    "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 1 point / empty square
+}                                               # spaces around it
 
 #: A completed feature that still carries meeples scores as during the game
 #: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
@@ -1209,7 +1213,8 @@ COMPLETED_POINTS = {
     "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
     "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the eight tiles around it)
     "monastery": {"tiles": 1, "neighbours": 1},  # ... / German monastery / Dutch & Belgian monastery: 9 points
-}
+    "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 0 points for no empty square
+}                                               # spaces around it
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
 TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
@@ -1253,6 +1258,7 @@ MONASTERY_ABBOT_ROWS = (
     ("abbot", ("+", "lines", 1)),       # + 1 point for each tile in a direct row or column
 )
 INCOMPLETE_MODIFIERS["monastery"] = INCOMPLETE_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
+INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
 COMPLETED_MODIFIERS = {
     "road": (
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
@@ -1269,6 +1275,7 @@ COMPLETED_MODIFIERS = {
         ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / actual tile
         ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+        ("darmstadtium", ("+", "feature", 3)),  # City with Darmstadtium: (+3) points to majority
     ),
     "cloister": (
         (None, ("+", "around:vineyard", 3)),  # Neighboring Vineyard(s): (+3) points / vineyard
@@ -1278,6 +1285,7 @@ COMPLETED_MODIFIERS = {
 }
 COMPLETED_MODIFIERS["shrine"] = COMPLETED_MODIFIERS["cloister"]
 COMPLETED_MODIFIERS["monastery"] = COMPLETED_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
+COMPLETED_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)   # Neighboring Little building(s)
 
 #: A feature that holds one of these is not scored at the end: "Castle
 #: (castle occupier / knight / lord): If a castle is still occupied at the
@@ -1403,6 +1411,10 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         return len(feature.tiles)
     if unit == "neighbours":
         return feature.neighbours
+    if unit == "empty":
+        return len(AROUND) - feature.neighbours
+    if unit == "feature":
+        return 1
     if unit == "buildings":
         if layout is None:
             return 0

@@ -29,10 +29,13 @@ FLYING = "flying-machines"
 ROSES = "wind-roses"
 WATCH = "watchtowers"
 MONASTERIES = "monasteries"
+DARMSTADT = "darmstadt"
+RUSSIAN = "russian-promos"
+ROBBERS = "robbers"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
-NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES)
+NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES, DARMSTADT, RUSSIAN)
 
 
 def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
@@ -55,7 +58,7 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 # name: (tile types, tiles in the box)
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
-         MONASTERIES: (6, 6)}
+         MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -397,6 +400,39 @@ def test_variants_round_trip_and_unknown_variants_are_refused():
     assert cc.from_text(cc.to_text(layout)) == layout == cc.from_dict(cc.to_dict(layout))
     with pytest.raises(ValueError):
         cc.Rules(variants=("hills",))
+
+
+# ---------------------------------------------------------------------------
+# Small promos
+
+def test_baba_yagas_hut_scores_the_empty_squares_around_it():
+    # "Baba Yaga's hut: 1 for the tile + 1 point / empty square spaces around it" (6 empty here)
+    assert cc.score(legal("RU-A@0,0 B@1,0 B@0,1; red@0,0:yaga-hut", RUSSIAN)).totals == {"red": 1 + 6}
+    # surrounded: "1 for the tile + 0 points for no empty square spaces around it"
+    ring = "B@-1,-1 E@0,-1 B@1,-1 E@-1,0:270 E@1,0:90 E@0,1:180 B@-1,1 B@1,1"
+    assert cc.score(legal(f"RU-A@0,0 {ring}; red@0,0:yaga-hut", RUSSIAN)).totals == {"red": 1}
+
+
+def test_baba_yagas_hut_with_a_little_building_around():
+    layout = legal("RU-A@0,0 B@1,0; red@0,0:yaga-hut neutral/house@1,0:tile", RUSSIAN, "little-buildings")
+    assert cc.score(layout).totals == {"red": 1 + 7 + 1}  # "Neighboring Little building(s): (+1)"
+
+
+def test_a_completed_city_with_darmstadtium_scores_3_more():
+    # DA-A: a city on all four edges; "City with Darmstadtium: (+3) points to majority" when completed
+    city = "DA-A@0,0 E@0,-1:180 E@1,0:270 E@0,1 E@-1,0:90"
+    assert cc.score(legal(f"{city}; red@0,0:city", DARMSTADT)).totals == {"red": 5 * 2 + 3}
+    assert cc.score(legal("DA-A@0,0; red@0,0:city", DARMSTADT)).totals == {"red": 1}  # open: no bonus
+
+
+def test_a_darmstadt_church_scores_as_a_cloister():
+    assert cc.score(legal("DA-C@0,0 V@1,0:90; red@0,0:cloister", DARMSTADT)).totals == {"red": 2}
+
+
+def test_a_robber_left_on_the_score_track_scores_3():
+    # "Robber remaining on scoring track: 3 points to its player"
+    layout = legal("D@0,0; ; red=20 red/robber=1", ROBBERS)
+    assert cc.score(layout).totals == {"red": 23}
 
 
 # ---------------------------------------------------------------------------
