@@ -1345,17 +1345,13 @@ TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
 #: converted into castles are not counted as completed cities" (a city
 #: holding what NOT_SCORED_WITH names).
 TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
-#: Tokens worth points each: "Fruit tokens: 1 point / remaining fruit token",
-#: "The Gifts: 2 points / unopened gift", "Robber remaining on scoring track:
-#: 3 points to its player".
-TOKEN_POINTS_EACH = {"fruit": 1, "gift": 2, "robber": 3}
+#: Tokens worth points each: "Robber remaining on scoring track: 3 points to
+#: its player" (the Robbers; a robber left on the track is held as a token).
+TOKEN_POINTS_EACH = {"robber": 3}
 #: "Gold pieces: Scoring depends on number of gold pieces: 1-3 pieces 1 point /
 #: gold piece, 4-6 pieces 2 points / gold piece, 7-9 pieces 3 points / gold
 #: piece, 10+ pieces 4 points / gold piece": (from how many, points each).
 TOKEN_TIERS = {"gold": ((1, 1), (4, 2), (7, 3), (10, 4))}
-#: "Easter eggs: 10 points to the player(s) with the most Easter eggs, 5 points
-#: to the player(s) with the second most Easter eggs".
-TOKEN_RANK_POINTS = {"easter-egg": (10, 5)}
 
 #: Figures that score for the owners of the followers beside them, per feature
 #: scored at the end: "Fairy: 3 points / feature scored - This bonus will not
@@ -1774,11 +1770,6 @@ def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             if n:
                 each = max(points for least, points in tiers if n >= least)
                 awards.append(Award("tokens", token, -1, (), n, 0, (colour,), each * n))
-    for token, ranks in TOKEN_RANK_POINTS.items():
-        counts = sorted({layout.held(c, token) for c in holders} - {0}, reverse=True)
-        for n, points in zip(counts, ranks):
-            players = tuple(c for c in holders if layout.held(c, token) == n)
-            awards.append(Award("tokens", token, -1, (), n, 0, players, points))
     return awards
 
 

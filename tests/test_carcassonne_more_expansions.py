@@ -32,6 +32,7 @@ MONASTERIES = "monasteries"
 DARMSTADT = "darmstadt"
 RUSSIAN = "russian-promos"
 ROBBERS = "robbers"
+PHANTOM = "phantom"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
@@ -58,7 +59,8 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 # name: (tile types, tiles in the box)
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
-         MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0)}
+         MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0),
+         PHANTOM: (0, 0)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -433,6 +435,13 @@ def test_a_robber_left_on_the_score_track_scores_3():
     # "Robber remaining on scoring track: 3 points to its player"
     layout = legal("D@0,0; ; red=20 red/robber=1", ROBBERS)
     assert cc.score(layout).totals == {"red": 23}
+
+
+def test_a_phantom_counts_as_a_follower():
+    layout = legal(f"{ROAD4}; red@0,0:road:E red/phantom@1,0:road:E blue@-1,0:road:E", PHANTOM)
+    assert cc.score(layout).totals == {"red": 4, "blue": 0}
+    assert [f.code for f in cc.validate(board("D@0,0; red/phantom@0,0:road:E red/phantom@0,0:city:N",
+                                              PHANTOM))] == ["too-many-figures"]
 
 
 # ---------------------------------------------------------------------------
