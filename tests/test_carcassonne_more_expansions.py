@@ -9,6 +9,8 @@ from the code.
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -89,6 +91,27 @@ def test_a_later_catalogue_adds_where_a_figure_stands():
     figures = cc.load_figures(["base", TOWER, CULT])
     assert figures["follower"].stands_on == ("road", "city", "cloister", "field", "tower", "shrine")
     assert figures["follower"].per_player == 7 and cc.load_figures()["follower"].stands_on[-1] == "field"
+
+
+def test_every_printed_count_has_a_rule_row_or_acts_during_the_game():
+    counts = {name for t in cc.load_catalogue(tuple(BOXES)).values() for p in t.parts for name, _ in p.counts}
+    rows = {what[0] if isinstance(what, tuple) else what for table in (cc.COMPLETED_MODIFIERS, cc.INCOMPLETE_MODIFIERS)
+            for modifiers in table.values() for what, _ in modifiers}
+    rows |= {change[1].split(":")[1] for table in (cc.COMPLETED_MODIFIERS, cc.INCOMPLETE_MODIFIERS)
+             for modifiers in table.values() for _, change in modifiers
+             if change[0] == "+" and change[1].startswith("around:")}
+    rows |= set(cc.FARM_MODIFIERS) | {"pennants", "inn"}
+    during_the_game = {"princess", "church", "symbol-pennant", "symbol-monastery", "symbol-city",
+                       "symbol-meeple", "symbol-road"}
+    assert counts - rows == during_the_game
+
+
+def test_the_example_in_the_docs_scores_as_it_says():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "carcassonne-expansions.md").read_text()
+    example = re.search(r"```\n(carcassonne .*)\n```", text).group(1)
+    totals = re.search(r"The totals\s+are red (\d+) and blue (\d+)", text).groups()
+    layout = cc.from_text(example)
+    assert cc.validate(layout) == [] and cc.score(layout).totals == {"red": int(totals[0]), "blue": int(totals[1])}
 
 
 @pytest.mark.parametrize("names", [(name,) for name in BOXES])
