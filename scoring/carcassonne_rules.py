@@ -40,7 +40,7 @@ COMPLETED_POINTS = {
     "city": {"tiles": 2, "pennants": 2},        # City: 2 points / tile, 2 points / pennant
     "cloister": {"tiles": 1, "neighbours": 1},  # 9 points (the feature tile and the eight tiles around it)
     "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
-    "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the eight tiles around it)
+    "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the 8 around)
     "monastery": {"tiles": 1, "neighbours": 1},  # ... / German monastery / Dutch & Belgian monastery: 9 points
     "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 0 points for no empty square
 }                                               # spaces around it
