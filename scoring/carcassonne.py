@@ -1428,6 +1428,7 @@ class ScoreSheet:
     def render(self) -> str:
         r = self.rules
         buildings = ", little buildings by type" if r.little_buildings == "variant" else ""
+        buildings += "".join(f", {v}" for v in r.variants)
         out = [f"Carcassonne, edition {r.edition}: completed 2-tile city {r.two_tile_city.replace('-', ' ')}, "
                f"farms scored {r.farms.replace('-', ' ')}{buildings}"]
         for colour in self.players:
@@ -1477,8 +1478,9 @@ def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> 
     """
     out = []
     board = _Board.of(layout)
-    scored = {a.feature for a in awards if a.section in ("completed", "incomplete")
-              or (a.section == "farm" and a.kind == "field")}
+    scored = {a.feature for a in awards if a.section in ("completed", "incomplete")}
+    farmers = {m for a in awards if a.section == "farm" and a.kind in ("field", "city") for m in a.meeples}
+    scored |= {i for i, f in enumerate(feats) if f.kind == "field" and farmers & set(f.meeples)}
     for i, f in enumerate(feats):
         for m in f.meeples:
             figure = layout.meeples[m]

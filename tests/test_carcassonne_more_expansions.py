@@ -157,6 +157,7 @@ def test_only_the_tower_catalogue_lets_a_follower_guard_a_tower():
 # stands by the fairy; the dragon, volcanoes, portals and princesses act during the game.
 
 ROAD4 = "A@-1,0:270 U@0,0:90 U@1,0:90 A@2,0:90"  # a road closed by two cloisters, 4 tiles
+CITY2 = "E@0,0 E@0,-1:180"  # a completed city of 2 tiles; the field south of it is field:S.l of 0,0
 
 
 def test_fairy_adds_3_to_the_feature_scored():
@@ -176,6 +177,9 @@ def test_fairy_on_a_farm_and_on_an_open_city():
     assert sheet.totals == {"red": 1 + 3, "blue": 0}  # open city: 1 per tile
     sheet = cc.score(legal("E@0,0; blue@0,0:field:S.l neutral/fairy@0,0:field:S.l", PD))
     assert sheet.totals == {"blue": 0 + 3}
+    # 1st-edition farms score per completed city: the farm is scored when one of its cities is
+    sheet = cc.score(legal(f"{CITY2}; blue@0,0:field:S.l neutral/fairy@0,0:field:S.l", PD, rules="1"))
+    assert sheet.totals == {"blue": 3 + 3}
 
 
 def test_the_dragon_and_the_princess_tiles_score_as_printed():
@@ -187,7 +191,6 @@ def test_the_dragon_and_the_princess_tiles_score_as_printed():
 # ---------------------------------------------------------------------------
 # Bridges, Castles & Bazaars: a castle (a neutral figure on the small city it was built on)
 
-CITY2 = "E@0,0 E@0,-1:180"  # a completed city of 2 tiles; the field south of it is field:S.l of 0,0
 
 
 def test_an_occupied_castle_scores_0_at_the_end():
