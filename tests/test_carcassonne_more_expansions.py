@@ -253,6 +253,12 @@ def test_a_bridge_and_a_printed_road_of_one_road_count_one_tile():
     assert cc.score(layout).totals == {"red": 6}  # a completed road of 6 tiles, 0,0 counted once
 
 
+def test_bridges_and_ferries_round_trip_through_json_and_text():
+    layout = legal("U@0,-1 G@0,0 U@0,1 FE-B@0,2:180; neutral/bridge@0,0:road:N+S "
+                   "neutral/ferry@0,2:road:W+E red@0,-1:road:S", BCB, FERRIES)
+    assert cc.from_dict(cc.to_dict(layout)) == layout == cc.from_text(cc.to_text(layout))
+
+
 def test_a_bridge_must_join_two_field_edges():
     layout = board("U@0,0; neutral/bridge@0,0:road:N+S", BCB)
     assert [f.code for f in cc.validate(layout)] == ["figure-not-allowed"]
