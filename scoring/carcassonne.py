@@ -292,7 +292,10 @@ class Figure:
     ``joins`` a kind (a bridge, a ferry) names two edges of its tile, as in
     ``road:N+S``, and makes one feature of that kind between them, over edges
     of the kind ``joins_over`` (a bridge over fields; a ferry joins two
-    roads that end at its lake). The fields stay as printed.
+    roads that end at its lake). The fields stay as printed. A figure that
+    ``pairs`` joins the feature it stands on to the one its twin of the same
+    colour stands on, wherever that is (a tunnel token pair; the tokens are
+    neutral, their colour only pairs them).
 
     >>> f = load_figures()["follower"]
     >>> f.per_player, f.strength, f.stands_on
@@ -307,6 +310,7 @@ class Figure:
     with_follower: bool = False
     joins: str = ""
     joins_over: str = ""
+    pairs: bool = False
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -376,7 +380,8 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
         raise ValueError(f"{filename}: figure {name}: strength must be a number or the name of a count")
     return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
                   bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
-                  spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""))
+                  spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""),
+                  bool(spec.get("pairs", False)))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -990,6 +995,15 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
                     open_edges[node] += 1
                 elif other is not None:
                     sets.union(node, other)
+    twins: dict = defaultdict(list)  # tunnel tokens: two of one colour join their roads
+    for m in layout.meeples:
+        figure = layout.figures.get(m.kind)
+        node = board.locate(m) if figure is not None and figure.pairs else None
+        if node is not None:
+            twins[(m.kind, m.colour)].append(node)
+    for nodes in twins.values():
+        for node in nodes[1:]:
+            sets.union(node, nodes[0])
     groups: dict = defaultdict(list)
     for _, node in sorted(order):
         groups[sets.find(node)].append(node)

@@ -35,10 +35,12 @@ DARMSTADT = "darmstadt"
 RUSSIAN = "russian-promos"
 ROBBERS = "robbers"
 PHANTOM = "phantom"
+TUNNEL = "tunnel"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
-NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES, DARMSTADT, RUSSIAN)
+NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES, DARMSTADT, RUSSIAN,
+       TUNNEL)
 
 
 def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
@@ -62,7 +64,7 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
          MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0),
-         PHANTOM: (0, 0)}
+         PHANTOM: (0, 0), TUNNEL: (4, 4)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -101,7 +103,7 @@ def test_every_printed_count_has_a_rule_row_or_acts_during_the_game():
              for modifiers in table.values() for _, change in modifiers
              if change[0] == "+" and change[1].startswith("around:")}
     rows |= set(cc.FARM_MODIFIERS) | {"pennants", "inn"}
-    during_the_game = {"princess", "church", "symbol-pennant", "symbol-monastery", "symbol-city",
+    during_the_game = {"princess", "church", "tunnel", "symbol-pennant", "symbol-monastery", "symbol-city",
                        "symbol-meeple", "symbol-road"}
     assert counts - rows == during_the_game
 
@@ -275,6 +277,20 @@ def test_a_ferry_joins_two_roads_at_its_lake():
     assert cc.score(ferried).totals == {"red": 3}
     assert [f.code for f in cc.validate(board(f"{road}; neutral/ferry@0,0:road:N+E", FERRIES))] == [
         "figure-not-allowed"]
+
+
+# The Tunnel: "Road with tunnel(s) - The tunnel tile counts as 1 road tile". A tunnel token pair (two
+# neutral tokens of one colour) joins the two roads whose tunnel entrances they stand on.
+
+TUNNELS = "A@-1,-1:270 TU-B@0,-1 TU-C@0,0 A@0,1:180"  # two roads of 2 tiles, each ending in a tunnel
+
+
+def test_a_tunnel_pair_joins_two_roads():
+    assert cc.score(legal(f"{TUNNELS}; red@-1,-1:road:E", TUNNEL)).totals == {"red": 2}
+    layout = legal(f"{TUNNELS}; red@-1,-1:road:E blue/tunnel@0,-1:road:W blue/tunnel@0,0:road:S", TUNNEL)
+    assert cc.score(layout).totals == {"red": 4}  # one completed road of 4 tiles; blue's tokens make no player
+    lone = legal(f"{TUNNELS}; red@-1,-1:road:E blue/tunnel@0,-1:road:W green/tunnel@0,0:road:S", TUNNEL)
+    assert cc.score(lone).totals == {"red": 2}  # two colours: two unfinished tunnels
 
 
 # ---------------------------------------------------------------------------
