@@ -95,7 +95,7 @@ from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     FARM_POINTS_PER_CITY, FARM_POINTS_PER_CITY_WITH, FARM_FIGURE_POINTS_PER_CITY,
     FARM_POINTS_PER_HELD_CITY, FARM_MODIFIERS, FARM_CITY_FACTOR, FARM_POINTS_PER_BUILDING,
     TOKEN_MAJORITY_POINTS, TOKEN_POINTS_PER_COMPLETED, TOKEN_POINTS_EACH, TOKEN_TIERS,
-    FIGURE_POINTS_PER_SCORED_FEATURE,
+    FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY,
 )
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, render_lines
 
@@ -191,7 +191,9 @@ class Part:
     ``edges`` (roads, cities, rivers) or ``halves`` (fields) say where it meets
     the neighbours; ``cities`` are the indices, among the tile's parts, of the
     cities a field borders; ``counts`` are the other numbers printed with it,
-    such as ``pennants``, ``inn`` or ``wine``.
+    such as ``pennants``, ``inn`` or ``wine``. Parts of one kind with the same
+    ``named`` are one feature wherever they lie (the City of Carcassonne,
+    printed across the Count's twelve tiles).
     """
 
     kind: str
@@ -199,6 +201,7 @@ class Part:
     halves: tuple[str, ...] = ()
     cities: tuple[int, ...] = ()
     counts: tuple[tuple[str, int], ...] = ()
+    named: str = ""
 
     def count(self, name: str) -> int:
         """A count printed with the part, 0 when absent.
@@ -233,7 +236,7 @@ class Part:
     def rotated(self, rotation: int) -> "Part":
         """The part as it lies after turning its tile clockwise."""
         return Part(self.kind, tuple(rotate_edge(e, rotation) for e in self.edges),
-                    tuple(rotate_half(h, rotation) for h in self.halves), self.cities, self.counts)
+                    tuple(rotate_half(h, rotation) for h in self.halves), self.cities, self.counts, self.named)
 
 
 @dataclass(frozen=True)
@@ -395,17 +398,19 @@ def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool
     raw = spec["parts"]
     parts = []
     for i, p in enumerate(raw):
-        extra = {k: v for k, v in p.items() if k not in ("kind", "edges", "halves", "cities")}
+        extra = {k: v for k, v in p.items() if k not in ("kind", "edges", "halves", "cities", "named")}
         if not all(isinstance(v, int) for v in extra.values()):
             fail(f"part {i}: {', '.join(extra)} must be counts (integers or true)")
         counts = tuple((k, int(v)) for k, v in sorted(extra.items()))
         cities = []
-        for ref in p.get("cities", ()):
-            found = [j for j, q in enumerate(raw) if q["kind"] == "city" and ref in q.get("edges", ())]
+        for ref in p.get("cities", ()):  # a city by one of its edges, or by its name
+            found = [j for j, q in enumerate(raw) if q["kind"] == "city"
+                     and (ref in q.get("edges", ()) or ref == q.get("named"))]
             if len(found) != 1:
                 fail(f"part {i}: borders no city on edge {ref}")
             cities.append(found[0])
-        part = Part(p["kind"], tuple(p.get("edges", ())), tuple(p.get("halves", ())), tuple(cities), counts)
+        part = Part(p["kind"], tuple(p.get("edges", ())), tuple(p.get("halves", ())), tuple(cities), counts,
+                    p.get("named", ""))
         if not set(part.edges) <= set(EDGES) or not set(part.halves) <= set(HALVES):
             fail(f"part {i}: unknown edge or half-edge")
         parts.append(part)
@@ -1004,6 +1009,11 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
     for nodes in twins.values():
         for node in nodes[1:]:
             sets.union(node, nodes[0])
+    named: dict = {}  # parts of one kind and name are one feature (the City of Carcassonne)
+    for square in board.squares:
+        for j, part in enumerate(board.parts(square)):
+            if part.named:
+                sets.union((*square, j), named.setdefault((part.kind, part.named), (*square, j)))
     groups: dict = defaultdict(list)
     for _, node in sorted(order):
         groups[sets.find(node)].append(node)
@@ -1602,7 +1612,7 @@ def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             awards.append(Award("tokens", token, -1, (), best, 0, players, points))
     for token, (kind, per_feature) in TOKEN_POINTS_PER_COMPLETED.items():
         completed = tuple(i for i, f in enumerate(feats) if f.kind == kind and f.complete
-                          and not _unscored(f, layout))
+                          and not any(_holds(f, what, layout) for what in NOT_COMPLETED_CITY))
         for colour in holders:
             if layout.held(colour, token) > 0:
                 awards.append(Award("tokens", token, -1, (), len(completed), 0, (colour,),

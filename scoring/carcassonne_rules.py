@@ -120,8 +120,14 @@ COMPLETED_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)   # Neighbori
 #: (castle occupier / knight / lord): If a castle is still occupied at the
 #: end of the game, it scores 0 points. - Followers/Meeples in castles are
 #: removed before final scoring" (Bridges, Castles & Bazaars; a castle is a
-#: neutral figure on the small city it was built on).
-NOT_SCORED_WITH = ("castle",)
+#: neutral figure on the small city it was built on). The City of Carcassonne
+#: (the Count) is not scored either; it only "counts as a completed city".
+NOT_SCORED_WITH = ("castle", "carcassonne")
+
+#: A completed city that holds one of these is no completed city for the King:
+#: "Towns/Small cities converted into castles are not counted as completed
+#: cities" ("The City of Carcassonne counts as a completed city").
+NOT_COMPLETED_CITY = ("castle",)
 
 #: Little Buildings: "Basic rules: (+1) point / little building. Variant
 #: rules: (+1) point / shed, (+2) points / house, (+3) points / tower".
@@ -170,9 +176,8 @@ FARM_POINTS_PER_BUILDING = 1
 #: the most of a good each score 10.
 TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
 #: "King tile: 1 point / completed city", "Robber Baron tile: 1 point /
-#: completed road": every completed feature of that kind on the board. "Towns
-#: converted into castles are not counted as completed cities" (a city
-#: holding what NOT_SCORED_WITH names).
+#: completed road": every completed feature of that kind on the board, but
+#: not a castle (NOT_COMPLETED_CITY).
 TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
 #: Tokens worth points each: "Robber remaining on scoring track: 3 points to
 #: its player" (the Robbers; a robber left on the track is held as a token).

@@ -36,11 +36,12 @@ RUSSIAN = "russian-promos"
 ROBBERS = "robbers"
 PHANTOM = "phantom"
 TUNNEL = "tunnel"
+COUNT = "count"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
 NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES, DARMSTADT, RUSSIAN,
-       TUNNEL)
+       TUNNEL, COUNT)
 
 
 def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
@@ -64,7 +65,7 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
          MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0),
-         PHANTOM: (0, 0), TUNNEL: (4, 4)}
+         PHANTOM: (0, 0), TUNNEL: (4, 4), COUNT: (12, 12)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -102,7 +103,7 @@ def test_every_printed_count_has_a_rule_row_or_acts_during_the_game():
     rows |= {change[1].split(":")[1] for table in (cc.COMPLETED_MODIFIERS, cc.INCOMPLETE_MODIFIERS)
              for modifiers in table.values() for _, change in modifiers
              if change[0] == "+" and change[1].startswith("around:")}
-    rows |= set(cc.FARM_MODIFIERS) | {"pennants", "inn"}
+    rows |= set(cc.FARM_MODIFIERS) | set(cc.NOT_SCORED_WITH) | {"pennants", "inn"}
     during_the_game = {"princess", "church", "tunnel", "symbol-pennant", "symbol-monastery", "symbol-city",
                        "symbol-meeple", "symbol-road"}
     assert counts - rows == during_the_game
@@ -329,6 +330,30 @@ def test_a_surrounded_monastery_with_an_abbot_still_scores_its_row_and_column():
 ])
 def test_tiles_scored_during_the_game_score_as_printed_at_the_end(text, expansion, red):
     assert cc.score(legal(text, expansion)).totals == {"red": red}
+
+
+# The Count of Carcassonne: the City of Carcassonne is one feature printed across the 12 tiles of the
+# block; "The City of Carcassonne counts as a completed city" for farms, barns and the King, and the
+# followers left in its quarters score nothing at the end.
+
+BLOCK = ("CO-A@-2,-1 CO-B@-1,-1 CO-C@0,-1 CO-D@1,-1 CO-E@-2,0 CO-F@-1,0 CO-G@0,0 CO-H@1,0 "
+         "CO-I@-2,1 CO-J@-1,1 CO-K@0,1 CO-L@1,1")
+
+
+def test_the_city_of_carcassonne_is_one_completed_city_that_is_never_scored():
+    layout = legal(f"{BLOCK}; red@-1,0:castle-quarter blue@0,0:cathedral-quarter neutral/count@-1,0:market-quarter",
+                   COUNT)
+    cities = [f for f in cc.features(layout) if f.kind == "city" and len(f.tiles) == 12]
+    assert len(cities) == 1 and cities[0].complete
+    assert cc.score(layout).totals == {"red": 0, "blue": 0}
+
+
+def test_the_city_of_carcassonne_counts_as_a_completed_city_for_farms_barns_and_the_king():
+    # "City adjacent to farmfield: 3 points / completed city - The City of Carcassonne counts as a completed city"
+    sheet = cc.score(legal(f"{BLOCK}; red@-1,-1:field:N.l; red/king=1", COUNT, KR))
+    assert lines(sheet, "red") == [("farm", 1, 3), ("king", 1, 1)]
+    sheet = cc.score(legal(f"{BLOCK}; blue/barn@0,1:field:E.r", COUNT, AM))  # the barn: 4 / completed city
+    assert sheet.totals == {"blue": 4}
 
 
 # ---------------------------------------------------------------------------
