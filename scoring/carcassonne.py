@@ -1277,27 +1277,30 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
     if unit == "followers":
         return 0 if layout is None else sum(layout.figures[layout.meeples[i].kind].follower for i in feature.meeples)
     if unit == "lines":
-        return 0 if layout is None else _in_line(layout, feature.tiles[0])
+        return 0 if layout is None else len(_in_line(layout, feature.tiles[0]))
+    if unit == "line-buildings":
+        return 0 if layout is None else _buildings(layout, _in_line(layout, feature.tiles[0]) + feature.tiles,
+                                                   rules)
     if unit.startswith("around:"):
         return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
                                                           for dx, dy in AROUND} - set(feature.tiles), unit[7:])
     return feature.count(unit)
 
 
-def _in_line(layout: Layout, square: Square) -> int:
+def _in_line(layout: Layout, square: Square) -> tuple[Square, ...]:
     """The tiles in a direct row or column from ``square``, each line up to its first empty square.
 
     >>> _in_line(from_text("carcassonne; B@0,0 B@1,0 B@2,0 B@0,1 E@4,0"), (0, 0))
-    3
+    ((1, 0), (2, 0), (0, 1))
     """
     squares = _Board.of(layout).squares
-    count = 0
+    found = []
     for edge in EDGES:
         at = neighbour(square, edge)
         while at in squares:
-            count += 1
+            found.append(at)
             at = neighbour(at, edge)
-    return count
+    return tuple(found)
 
 
 def _showing(layout: Layout, squares: Iterable[Square], what: str) -> int:

@@ -17,6 +17,7 @@ and its tiles and figures in ``scoring/data``, never a branch in the code.
 # the tiles around it), "empty" the squares around it with no tile, "feature"
 # the feature once, "followers" the figures with strength on it, "lines"
 # the tiles in a direct row or column from it (up to the first empty square),
+# "line-buildings" the little buildings on it and on those tiles,
 # "around:KIND" the tiles around it that show a KIND (a vineyard); any other
 # unit is a count printed on the tiles, summed over the feature (pennants).
 
@@ -85,7 +86,8 @@ MONASTERY_ABBOT_ROWS = (
     ("abbot", ("x", 0)),                # instead of the monk's points:
     ("abbot", ("+", "tiles", 1)),       # 1 point for monastery
     ("abbot", ("+", "lines", 1)),       # + 1 point for each tile in a direct row or column
-)
+    ("abbot", ("+", "line-buildings", 1)),  # Little building(s) on feature tile or any tile in a direct
+)                                           # row or column considered in the scoring
 INCOMPLETE_MODIFIERS["monastery"] = INCOMPLETE_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
 INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
 COMPLETED_MODIFIERS = {

@@ -310,6 +310,15 @@ def test_a_monastery_with_an_abbot_scores_its_row_and_column():
     assert cc.score(legal(f"{LINES}; red/abbot@0,0:monastery", MONASTERIES)).totals == {"red": 1 + 3 + 1 + 1}
 
 
+def test_little_buildings_in_the_abbots_row_and_column():
+    # "Little building(s) on feature tile or any tile in a direct row or column considered in the scoring";
+    # the house on 3,0 is in the row, the tower on 1,1 only around (it counts for a monk, not for the abbot)
+    meeples = "neutral/house@3,0:tile neutral/tower@1,1:tile"
+    abbot = legal(f"{LINES}; red/abbot@0,0:monastery {meeples}", MONASTERIES, "little-buildings")
+    monk = legal(f"{LINES}; red@0,0:monastery {meeples}", MONASTERIES, "little-buildings")
+    assert cc.score(abbot).totals == {"red": 1 + 5 + 1} and cc.score(monk).totals == {"red": 1 + 4 + 1}
+
+
 def test_a_surrounded_monastery_with_an_abbot_still_scores_its_row_and_column():
     ring = "B@-1,-1 E@0,-1 B@1,-1 E@-1,0:270 E@1,0:90 E@0,1:180 HS-A@-1,1:180 HS-A@1,1:180"
     layout = legal(f"MO-A@0,0 {ring}; red/abbot@0,0:monastery", MONASTERIES, HS)
