@@ -37,11 +37,14 @@ ROBBERS = "robbers"
 PHANTOM = "phantom"
 TUNNEL = "tunnel"
 COUNT = "count"
+CROP = "crop-circles"
+CATAPULT = "catapult"
+SPIEL = "spiel-doch-2018"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
 NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES, DARMSTADT, RUSSIAN,
-       TUNNEL, COUNT)
+       TUNNEL, COUNT, CROP, CATAPULT, SPIEL)
 
 
 def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
@@ -65,7 +68,7 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
          MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0),
-         PHANTOM: (0, 0), TUNNEL: (4, 4), COUNT: (12, 12)}
+         PHANTOM: (0, 0), TUNNEL: (4, 4), COUNT: (12, 12), CROP: (6, 6), CATAPULT: (12, 12), SPIEL: (2, 2)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -328,14 +331,19 @@ def test_a_surrounded_monastery_with_an_abbot_still_scores_its_row_and_column():
 
 
 # ---------------------------------------------------------------------------
-# Flying machines, wind roses and watchtowers score during the game only (a flier's landing, "Wind rose
-# placement on correct quadrant: 3 points", "Watchtower: ... Depends on the watchtower symbol" when a
-# feature is completed): their points are on the track, and their tiles score as printed at the end.
+# Flying machines, wind roses, watchtowers, crop circles, the catapult and the Spiel Doch! tiles score
+# during the game only (a flier's landing, "Wind rose placement on correct quadrant: 3 points",
+# "Watchtower: ... Depends on the watchtower symbol" when a feature is completed, a crop circle's
+# follower moves, the catapult's tokens, "Spiel Doch! 2/2018 tiles placement in correct order"): their
+# points are on the track, and their tiles score as printed at the end.
 
 @pytest.mark.parametrize("text, expansion, red", [
     ("FM-C@0,0; red@0,0:road:W; red=5", FLYING, 5 + 1),
     ("WR-E@0,0; red@0,0:road:S; red=5", ROSES, 5 + 1),
     ("WT-E@0,0 E@0,-1:180; red@0,0:city:N; red=5", WATCH, 5 + 2 * 2),
+    ("CC-D@0,0; red@0,0:road:W; red=5", CROP, 5 + 1),
+    ("CP-C@0,0; red@0,0:city:N; red=5", CATAPULT, 5 + 1 + 1),  # an open city: 1 tile, 1 pennant
+    ("SD-B@0,0 A@-1,0:270; red@0,0:road:W; red=5", SPIEL, 5 + 2),
 ])
 def test_tiles_scored_during_the_game_score_as_printed_at_the_end(text, expansion, red):
     assert cc.score(legal(text, expansion)).totals == {"red": red}
