@@ -1340,9 +1340,10 @@ class Award:
     """One scored feature, figure or token: each player in ``players`` scores ``points``.
 
     ``section`` is ``completed`` (a completed feature that still carries
-    meeples), ``incomplete``, ``farm`` or ``tokens``. ``kind`` is the
-    feature's kind, or for a farm ``field`` (its farmers), ``city`` (a
-    1st-edition farm city), ``pig`` or ``barn``, or the token's name.
+    meeples), ``incomplete``, ``farm``, ``figures`` (a figure's bonus for a
+    feature scored, the fairy) or ``tokens``. ``kind`` is the feature's kind,
+    or for a farm ``field`` (its farmers), ``city`` (a 1st-edition farm
+    city), ``pig`` or ``barn``, or the figure's or token's name.
     ``count`` is what was counted: the tiles of a road or city, the tile and
     its neighbours for a cloister or garden, the completed cities of a farm,
     the tokens held. ``feature`` indexes :func:`features` (-1 for a token);
