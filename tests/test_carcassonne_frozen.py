@@ -29,3 +29,22 @@ def test_board_scores_as_before(frozen):
     assert sheet.totals == frozen["totals"]
     assert [[a.section, a.kind, a.feature, list(a.players), a.points] for a in sheet.awards] == frozen["awards"]
     assert sorted(w.code for w in sheet.warnings) == frozen["warnings"]
+
+
+FURTHER = tuple(n for n in c.catalogue_names()
+                if n not in {e for b in FROZEN for e in b["board"].split(";")[0].split()[-1].split("+")})
+
+
+def test_the_further_catalogues_are_all_new():
+    assert len(FURTHER) >= 20 and "tower" in FURTHER and "count" in FURTHER
+
+
+@pytest.mark.parametrize("frozen", FROZEN[::9], ids=lambda b: f"seed{b['seed']}")
+def test_loading_every_further_catalogue_changes_no_score(frozen):
+    # the rows the further expansions add fire only for what they print or stand on the board
+    layout = c.from_text(frozen["board"])
+    more = c.Layout(layout.tiles, layout.meeples, layout.track, layout.rules, layout.expansions + FURTHER,
+                    layout.tokens)
+    sheet = c.score(more)
+    assert sheet.totals == frozen["totals"]
+    assert [[a.section, a.kind, a.feature, list(a.players), a.points] for a in sheet.awards] == frozen["awards"]
