@@ -95,7 +95,7 @@ from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     FARM_POINTS_PER_CITY, FARM_POINTS_PER_CITY_WITH, FARM_FIGURE_POINTS_PER_CITY,
     FARM_POINTS_PER_HELD_CITY, FARM_MODIFIERS, FARM_CITY_FACTOR, FARM_POINTS_PER_BUILDING,
     TOKEN_MAJORITY_POINTS, TOKEN_POINTS_PER_COMPLETED, TOKEN_POINTS_EACH, TOKEN_TIERS,
-    FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY,
+    FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY, AREA_MAJORITY_POINTS,
 )
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, render_lines
 
@@ -1380,6 +1380,8 @@ class Award:
             what = f"{self.count} completed {_plural(TOKEN_POINTS_PER_COMPLETED[self.kind][0], self.count)}"
         elif self.section == "tokens":
             what = f"{self.count} held"
+        elif self.section == "figures" and self.kind in AREA_MAJORITY_POINTS:
+            what = f"the most of {self.count} figures on the {self.kind} at {x},{y} and around"
         elif self.section == "figures":
             what = f"beside a follower, feature at {x},{y}"
         elif self.section == "farm" and self.kind == "field":
@@ -1499,7 +1501,8 @@ def _unscored(feature: Feature, layout: Layout) -> bool:
 
 
 def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> list:
-    """The figures that score per feature scored beside a follower (the fairy).
+    """The figures that score per feature scored beside a follower (the fairy),
+    and the majority of the followers around a completed church.
 
     The fairy stands by a follower: it names that follower's tile and feature,
     and the owners of the followers there score when the feature scored.
@@ -1521,6 +1524,14 @@ def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> 
             if players:
                 out.append(Award("figures", figure.kind, i, f.tiles, 1, 0, players,
                                  FIGURE_POINTS_PER_SCORED_FEATURE[figure.kind], (m,) + beside))
+    for i, f in enumerate(feats):
+        for what, points in AREA_MAJORITY_POINTS.items():
+            if i in scored and f.complete and f.count(what):
+                area = {(x + dx, y + dy) for x, y in f.tiles for dx, dy in AROUND} | set(f.tiles)
+                near = tuple(j for j, m in enumerate(layout.meeples) if m.square in area)
+                players = majority(layout, near)
+                if players:
+                    out.append(Award("figures", what, i, f.tiles, len(near), 0, players, points, near))
     return out
 
 

@@ -194,3 +194,9 @@ TOKEN_TIERS = {"gold": ((1, 1), (4, 2), (7, 3), (10, 4))}
 #: be received by followers/meeples in castles, since they are removed before
 #: final scoring". The fairy names the feature of the follower it stands by.
 FIGURE_POINTS_PER_SCORED_FEATURE = {"fairy": 3}
+
+#: A completed feature that holds one of these gives a bonus to the majority
+#: of all the followers on its tile and the 8 tiles around it: "For a
+#: Darmstadt Church: (+3) points to majority on feature tile and 8 tiles
+#: around it" (scored with the church, so only when it is complete).
+AREA_MAJORITY_POINTS = {"church": 3}

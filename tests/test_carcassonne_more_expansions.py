@@ -517,6 +517,20 @@ def test_a_completed_city_with_darmstadtium_scores_3_more():
     assert cc.score(legal("DA-A@0,0; red@0,0:city", DARMSTADT)).totals == {"red": 1}  # open: no bonus
 
 
+CHURCH = "DA-B@0,0 U@0,-1 U@0,1 U@-1,0:90 U@1,0:90 B@-1,-1 B@1,-1 B@-1,1 B@1,1"  # surrounded, roads all round
+
+
+def test_a_completed_church_gives_3_to_the_majority_around_it():
+    # "For a Darmstadt Church: (+3) points to majority on feature tile and 8 tiles around it"
+    sheet = cc.score(legal(f"{CHURCH}; red@0,0:cloister blue@-1,-1:cloister blue@1,1:cloister", DARMSTADT))
+    assert lines(sheet, "red") == [("completed cloister", 9, 9)]
+    assert lines(sheet, "blue") == [("cloister", 4, 4), ("cloister", 4, 4), ("church", 3, 3)]
+    tie = cc.score(legal(f"{CHURCH}; red@0,0:cloister blue@-1,-1:cloister", DARMSTADT))
+    assert tie.totals == {"red": 9 + 3, "blue": 4 + 3}
+    open_church = cc.score(legal("DA-B@0,0 U@0,-1; red@0,0:cloister", DARMSTADT))
+    assert open_church.totals == {"red": 2}  # scored after the game: no bonus
+
+
 def test_a_darmstadt_church_scores_as_a_cloister():
     assert cc.score(legal("DA-C@0,0 V@1,0:90; red@0,0:cloister", DARMSTADT)).totals == {"red": 2}
 
