@@ -182,8 +182,9 @@ TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
 #: not a castle (NOT_COMPLETED_CITY).
 TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
 #: Tokens worth points each: "Robber remaining on scoring track: 3 points to
-#: its player" (the Robbers; a robber left on the track is held as a token).
-TOKEN_POINTS_EACH = {"robber": 3}
+#: its player" (the Robbers; a robber left on the track is held as a token),
+#: "The Gifts: 2 points / unopened gift".
+TOKEN_POINTS_EACH = {"robber": 3, "gift": 2}
 #: "Gold pieces: Scoring depends on number of gold pieces: 1-3 pieces 1 point /
 #: gold piece, 4-6 pieces 2 points / gold piece, 7-9 pieces 3 points / gold
 #: piece, 10+ pieces 4 points / gold piece": (from how many, points each).

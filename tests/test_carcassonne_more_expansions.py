@@ -40,6 +40,7 @@ COUNT = "count"
 CROP = "crop-circles"
 CATAPULT = "catapult"
 SPIEL = "spiel-doch-2018"
+GIFTS = "gifts"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
@@ -68,7 +69,8 @@ def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
 BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12), CULT: (6, 6),
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
          MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0),
-         PHANTOM: (0, 0), TUNNEL: (4, 4), COUNT: (12, 12), CROP: (6, 6), CATAPULT: (12, 12), SPIEL: (2, 2)}
+         PHANTOM: (0, 0), TUNNEL: (4, 4), COUNT: (12, 12), CROP: (6, 6), CATAPULT: (12, 12), SPIEL: (2, 2),
+         GIFTS: (0, 0)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -539,6 +541,12 @@ def test_a_robber_left_on_the_score_track_scores_3():
     # "Robber remaining on scoring track: 3 points to its player"
     layout = legal("D@0,0; ; red=20 red/robber=1", ROBBERS)
     assert cc.score(layout).totals == {"red": 23}
+
+
+def test_unopened_gifts_score_2_each():
+    # "The Gifts: 2 points / unopened gift"
+    assert cc.score(legal("D@0,0; ; red=10 red/gift=3 blue/gift=1", GIFTS)).totals == {"red": 10 + 6, "blue": 2}
+    assert [f.code for f in cc.validate(board("D@0,0; ; red/gift=20 blue/gift=6", GIFTS))] == ["too-many-tokens"]
 
 
 def test_a_phantom_counts_as_a_follower():
