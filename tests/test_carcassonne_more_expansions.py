@@ -8,6 +8,7 @@ from the code.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -114,12 +115,15 @@ def test_every_printed_count_has_a_rule_row_or_acts_during_the_game():
     assert counts - rows == during_the_game
 
 
-def test_the_example_in_the_docs_scores_as_it_says():
+def test_the_examples_in_the_docs_score_as_they_say():
     text = (Path(__file__).resolve().parents[1] / "docs" / "carcassonne-expansions.md").read_text()
     example = re.search(r"```\n(carcassonne .*)\n```", text).group(1)
     totals = re.search(r"The totals\s+are red (\d+) and blue (\d+)", text).groups()
     layout = cc.from_text(example)
     assert cc.validate(layout) == [] and cc.score(layout).totals == {"red": int(totals[0]), "blue": int(totals[1])}
+    state = json.loads(re.search(r"```json\n(.*?)\n```", text, re.S).group(1))
+    red = int(re.search(r"red (\d+)\.", text).group(1))
+    assert cc.validate(cc.from_dict(state)) == [] and cc.score(cc.from_dict(state)).totals == {"red": red}
 
 
 @pytest.mark.parametrize("names", [(name,) for name in BOXES])
