@@ -42,11 +42,12 @@ CROP = "crop-circles"
 CATAPULT = "catapult"
 SPIEL = "spiel-doch-2018"
 GIFTS = "gifts"
+PIGHERDS = "pig-herds"
 AM = "abbey-and-mayor"
 TB = "traders-and-builders"
 KR = "king-and-robber-baron"
 NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONASTERIES, DARMSTADT, RUSSIAN,
-       TUNNEL, COUNT, CROP, CATAPULT, SPIEL)
+       TUNNEL, COUNT, CROP, CATAPULT, SPIEL, PIGHERDS)
 
 
 def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
@@ -71,7 +72,7 @@ BOXES = {TOWER: (17, 18), PD: (29, 30), BCB: (11, 12), HS: (16, 18), R2: (12, 12
          GOLD: (8, 8), LAB: (1, 1), FERRIES: (3, 8), FLYING: (8, 8), ROSES: (6, 6), WATCH: (12, 12),
          MONASTERIES: (6, 6), DARMSTADT: (3, 3), RUSSIAN: (2, 2), ROBBERS: (0, 0),
          PHANTOM: (0, 0), TUNNEL: (4, 4), COUNT: (12, 12), CROP: (6, 6), CATAPULT: (12, 12), SPIEL: (2, 2),
-         GIFTS: (0, 0)}
+         GIFTS: (0, 0), PIGHERDS: (1, 1)}
 
 
 @pytest.mark.parametrize("name", BOXES)
@@ -433,9 +434,10 @@ def test_a_farm_with_a_pig_herd_scores_one_more_per_completed_city():
 
 
 def test_pig_herds_do_not_stack():
-    # two pig-herd tiles in one farm (one too many for the box): still +1 per city
-    layout = board(f"{PIGHERD} R2-K@0,1:90; red@0,0:field:S.l", R2)
+    # "Pig-herds/Pigsties do not stack": River II's pig-herd and the promo's in one farm, still +1 per city
+    layout = legal(f"{PIGHERD} PH-A@0,1; red@0,0:field:S.l", R2, PIGHERDS)
     assert cc.score(layout).totals == {"red": 3 + 1}
+    assert cc.score(legal("E@0,0 E@0,-1:180 PH-A@0,1; red@0,1:field:N.l", PIGHERDS)).totals == {"red": 3 + 1}
 
 
 def test_a_pig_herd_with_a_barn_and_with_first_edition_farms():
