@@ -72,10 +72,10 @@ played first (the river), the ``tokens`` in the box (goods, the King tile),
 and the figures, each with how many a player has, its ``strength`` for
 majority and the feature kinds it may stand on (see :class:`Figure`).
 
-What an expansion changes in the scoring is a rule row in the tables of the
-scoring section, keyed by what a feature holds: a count on its tiles or a
-figure on it (``COMPLETED_MODIFIERS``, ``INCOMPLETE_MODIFIERS``, the farm
-and token tables).
+What an expansion changes in the scoring is a rule row in the tables of
+:mod:`scoring.carcassonne_rules` (re-exported here), keyed by what a feature
+holds: a count on its tiles or a figure on it (``COMPLETED_MODIFIERS``,
+``INCOMPLETE_MODIFIERS``, the farm, figure and token tables).
 """
 
 from __future__ import annotations
@@ -89,6 +89,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Mapping
 
+from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
+    INCOMPLETE_POINTS, COMPLETED_POINTS, TWO_TILE_CITY_POINTS, INCOMPLETE_MODIFIERS,
+    MONASTERY_ABBOT_ROWS, COMPLETED_MODIFIERS, NOT_SCORED_WITH, LITTLE_BUILDING_POINTS,
+    FARM_POINTS_PER_CITY, FARM_POINTS_PER_CITY_WITH, FARM_FIGURE_POINTS_PER_CITY,
+    FARM_POINTS_PER_HELD_CITY, FARM_MODIFIERS, FARM_CITY_FACTOR, FARM_POINTS_PER_BUILDING,
+    TOKEN_MAJORITY_POINTS, TOKEN_POINTS_PER_COMPLETED, TOKEN_POINTS_EACH, TOKEN_TIERS,
+    FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY, AREA_MAJORITY_POINTS,
+)
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, render_lines
 
 GAME = "carcassonne"
@@ -167,9 +175,12 @@ EDGE_KINDS = ("field", "road", "city", "river", "abbey")
 FIELDLESS_EDGES = ("city", "abbey")
 WILD_EDGES = ("abbey",)
 
-#: Inside parts scored by the 8 squares around them. Any other inside part (a
-#: field enclosed by cities) is simply complete.
-SURROUNDED = ("cloister", "garden")
+#: Inside parts scored by the 8 squares around them (the Cult's shrine scores
+#: as a cloister, and so does a German or Dutch & Belgian monastery with a
+#: monk; Baba Yaga's hut is scored by the empty squares around it). Any
+#: other inside part (a field enclosed by cities, a tower
+#: foundation, a vineyard) is simply complete.
+SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut")
 
 
 @dataclass(frozen=True)
@@ -180,7 +191,9 @@ class Part:
     ``edges`` (roads, cities, rivers) or ``halves`` (fields) say where it meets
     the neighbours; ``cities`` are the indices, among the tile's parts, of the
     cities a field borders; ``counts`` are the other numbers printed with it,
-    such as ``pennants``, ``inn`` or ``wine``.
+    such as ``pennants``, ``inn`` or ``wine``. Parts of one kind with the same
+    ``named`` are one feature wherever they lie (the City of Carcassonne,
+    printed across the Count's twelve tiles).
     """
 
     kind: str
@@ -188,6 +201,7 @@ class Part:
     halves: tuple[str, ...] = ()
     cities: tuple[int, ...] = ()
     counts: tuple[tuple[str, int], ...] = ()
+    named: str = ""
 
     def count(self, name: str) -> int:
         """A count printed with the part, 0 when absent.
@@ -222,7 +236,7 @@ class Part:
     def rotated(self, rotation: int) -> "Part":
         """The part as it lies after turning its tile clockwise."""
         return Part(self.kind, tuple(rotate_edge(e, rotation) for e in self.edges),
-                    tuple(rotate_half(h, rotation) for h in self.halves), self.cities, self.counts)
+                    tuple(rotate_half(h, rotation) for h in self.halves), self.cities, self.counts, self.named)
 
 
 @dataclass(frozen=True)
@@ -277,7 +291,14 @@ class Figure:
     ``per_player`` is then how many the box holds. A figure ``with_follower``
     must share its feature with a follower of its colour (the builder, the
     pig). ``stands_on`` may name ``tile``: the figure stands on the tile
-    itself, not on one of its features (a little building).
+    itself, not on one of its features (a little building). A figure that
+    ``joins`` a kind (a bridge, a ferry) names two edges of its tile, as in
+    ``road:N+S``, and makes one feature of that kind between them, over edges
+    of the kind ``joins_over`` (a bridge over fields; a ferry joins two
+    roads that end at its lake). The fields stay as printed. A figure that
+    ``pairs`` joins the feature it stands on to the one its twin of the same
+    colour stands on, wherever that is (a tunnel token pair; the tokens are
+    neutral, their colour only pairs them).
 
     >>> f = load_figures()["follower"]
     >>> f.per_player, f.strength, f.stands_on
@@ -290,6 +311,9 @@ class Figure:
     stands_on: tuple[str, ...]
     neutral: bool = False
     with_follower: bool = False
+    joins: str = ""
+    joins_over: str = ""
+    pairs: bool = False
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -358,7 +382,9 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
     if not isinstance(strength, (int, str)) or isinstance(strength, bool):
         raise ValueError(f"{filename}: figure {name}: strength must be a number or the name of a count")
     return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
-                  bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)))
+                  bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
+                  spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""),
+                  bool(spec.get("pairs", False)))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -372,17 +398,19 @@ def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool
     raw = spec["parts"]
     parts = []
     for i, p in enumerate(raw):
-        extra = {k: v for k, v in p.items() if k not in ("kind", "edges", "halves", "cities")}
+        extra = {k: v for k, v in p.items() if k not in ("kind", "edges", "halves", "cities", "named")}
         if not all(isinstance(v, int) for v in extra.values()):
             fail(f"part {i}: {', '.join(extra)} must be counts (integers or true)")
         counts = tuple((k, int(v)) for k, v in sorted(extra.items()))
         cities = []
-        for ref in p.get("cities", ()):
-            found = [j for j, q in enumerate(raw) if q["kind"] == "city" and ref in q.get("edges", ())]
+        for ref in p.get("cities", ()):  # a city by one of its edges, or by its name
+            found = [j for j, q in enumerate(raw) if q["kind"] == "city"
+                     and (ref in q.get("edges", ()) or ref == q.get("named"))]
             if len(found) != 1:
                 fail(f"part {i}: borders no city on edge {ref}")
             cities.append(found[0])
-        part = Part(p["kind"], tuple(p.get("edges", ())), tuple(p.get("halves", ())), tuple(cities), counts)
+        part = Part(p["kind"], tuple(p.get("edges", ())), tuple(p.get("halves", ())), tuple(cities), counts,
+                    p.get("named", ""))
         if not set(part.edges) <= set(EDGES) or not set(part.halves) <= set(HALVES):
             fail(f"part {i}: unknown edge or half-edge")
         parts.append(part)
@@ -420,7 +448,14 @@ def load_catalogue(names: Iterable[str] = ("base",)) -> dict[str, TileType]:
 
 
 def load_figures(names: Iterable[str] = ("base",)) -> dict[str, Figure]:
-    """The figures of the named catalogues, by kind (``follower`` in the base game)."""
+    """The figures of the named catalogues, by kind (``follower`` in the base game).
+
+    A catalogue that names a figure of an earlier one adds only the feature
+    kinds it may stand on (the Cult's shrine for the follower).
+
+    >>> load_figures(["base", "cult"])["follower"].stands_on
+    ('road', 'city', 'cloister', 'field', 'shrine')
+    """
     return dict(_merged(tuple(names))[1])
 
 
@@ -435,7 +470,11 @@ def _merged(names: tuple[str, ...]) -> tuple[dict[str, TileType], dict[str, Figu
         if clash:
             raise ValueError(f"tile type {clash[0]!r} is in both {tiles[clash[0]].expansion} and {name}")
         tiles.update(more_tiles)
-        figures.update(more_figures)
+        for key, figure in more_figures.items():  # a later catalogue may add where a figure stands
+            if key in figures:
+                more = tuple(k for k in figure.stands_on if k not in figures[key].stands_on)
+                figure = replace(figures[key], stands_on=figures[key].stands_on + more)
+            figures[key] = figure
         start = more_start or start
     for key, tile in tiles.items():
         if tile.start != (key == start):
@@ -483,6 +522,10 @@ FARMS = ("per-farm", "per-city")
 #: its type (see LITTLE_BUILDING_POINTS). Written in the text form's header
 #: as ``basic-buildings`` or ``variant-buildings``.
 LITTLE_BUILDINGS = ("basic", "variant")
+#: Other variants the rule texts name, each switched on by its name (a header
+#: word of the text form, ``rules.variants`` in JSON): the Labyrinth's
+#: "advanced rules".
+VARIANTS = ("labyrinth-advanced",)
 
 
 @dataclass(frozen=True)
@@ -492,22 +535,27 @@ class Rules:
     ``two_tile_city`` is ``"2-per-tile"`` (a completed 2-tile city scores like
     any other) or ``"1-per-tile"`` (it scores 1 per tile and pennant);
     ``farms`` is ``"per-farm"`` or ``"per-city"``; ``little_buildings`` is
-    ``"basic"`` or ``"variant"`` (no edition changes it).
+    ``"basic"`` or ``"variant"`` (no edition changes it); ``variants`` the
+    other variants in force (see :data:`VARIANTS`).
 
     >>> Rules(1)
-    Rules(edition=1, two_tile_city='1-per-tile', farms='per-city', little_buildings='basic')
+    Rules(edition=1, two_tile_city='1-per-tile', farms='per-city', little_buildings='basic', variants=())
     """
 
     edition: int = 3
     two_tile_city: str | None = None
     farms: str | None = None
     little_buildings: str = "basic"
+    variants: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.edition not in EDITIONS:
             raise ValueError(f"edition must be one of {', '.join(map(str, EDITIONS))}, not {self.edition!r}")
         if self.little_buildings not in LITTLE_BUILDINGS:
             raise ValueError(f"little_buildings must be one of {', '.join(LITTLE_BUILDINGS)}")
+        unknown = [v for v in self.variants if v not in VARIANTS]
+        if unknown:
+            raise ValueError(f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})")
         for name, value in EDITIONS[self.edition].items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
@@ -517,6 +565,8 @@ class Rules:
         d = {"edition": self.edition, "two_tile_city": self.two_tile_city, "farms": self.farms}
         if self.little_buildings != "basic":
             d["little_buildings"] = self.little_buildings
+        if self.variants:
+            d["variants"] = list(self.variants)
         return d
 
 
@@ -644,7 +694,8 @@ def from_dict(data: dict) -> Layout:
         if held:
             tokens.append((colour, tuple(held.items())))
     return Layout(tuple(tiles), tuple(meeples), tuple(data.get("track", {}).items()),
-                  Rules(rules.get("edition", 3), two, rules.get("farms"), rules.get("little_buildings", "basic")),
+                  Rules(rules.get("edition", 3), two, rules.get("farms"), rules.get("little_buildings", "basic"),
+                        tuple(rules.get("variants", ()))),
                   expansions, tuple(tokens))
 
 
@@ -675,7 +726,7 @@ def to_dict(layout: Layout) -> dict:
 #   carcassonne 3 2-per-tile per-farm base; D@0,0 E@0,-1:180; red@0,-1:city:S; red=10 blue=4
 #
 # Sections are separated by ";": the header (the game, then in any order the
-# edition, the 2-tile-city, farm and little-buildings settings and the
+# edition, the 2-tile-city, farm and little-buildings settings, the variants and the
 # expansions joined by "+"), the tiles (TILE@X,Y with :ROTATION unless 0),
 # the meeples (COLOUR@X,Y:FEATURE, COLOUR/KIND@... for figures other than
 # followers) and the track (COLOUR=POINTS) followed by the tokens each player
@@ -696,6 +747,7 @@ def to_text(layout: Layout) -> str:
     """
     r = layout.rules
     buildings = f" {r.little_buildings}-buildings" if r.little_buildings != "basic" else ""
+    buildings += "".join(f" {v}" for v in r.variants)
     sections = [
         f"{GAME} {r.edition} {r.two_tile_city} {r.farms}{buildings} {'+'.join(layout.expansions)}",
         " ".join(f"{p.tile}@{p.x},{p.y}" + (f":{p.rotation}" if p.rotation else "") for p in layout.tiles),
@@ -735,6 +787,8 @@ def from_text(text: str) -> Layout:
             data["rules"]["farms"] = word
         elif word.endswith("-buildings") and word[:-len("-buildings")] in LITTLE_BUILDINGS:
             data["rules"]["little_buildings"] = word[:-len("-buildings")]
+        elif word in VARIANTS:
+            data["rules"].setdefault("variants", []).append(word)
         else:
             data["expansions"] = word.split("+")
     data["tiles"] = [_match(_TILE, w, f"tiles[{i}]", "TILE@X,Y or TILE@X,Y:ROTATION", int_fields=("x", "y", "rotation"))
@@ -819,6 +873,47 @@ class _UnionFind:
         self.parent[self.find(a)] = self.find(b)
 
 
+@lru_cache(maxsize=64)
+def _squares(layout: Layout) -> dict:
+    squares = {}
+    for i, p in enumerate(layout.tiles):
+        squares.setdefault(p.square, (i, layout.catalogue[p.tile], p.rotation))
+    for m in layout.meeples:  # bridges and ferries join edges of their tile
+        figure = layout.figures.get(m.kind)
+        edges = joined_edges(m)
+        if figure is not None and figure.joins and m.square in squares and edges:
+            i, tile, rotation = squares[m.square]
+            squares[m.square] = (i, _joined(tile, rotation, figure.joins, edges), rotation)
+    return squares
+
+
+def joined_edges(meeple: "Meeple") -> tuple[str, ...]:
+    """The two edges a joining figure names (``road:N+S``), or ``()``.
+
+    >>> joined_edges(Meeple("neutral", "bridge", 0, 0, "road:N+S"))
+    ('N', 'S')
+    """
+    edges = tuple(meeple.feature.partition(":")[2].split("+"))
+    return edges if len(edges) == 2 and set(edges) <= set(EDGES) and edges[0] != edges[1] else ()
+
+
+def _joined(tile: TileType, rotation: int, kind: str, edges: tuple[str, ...]) -> TileType:
+    """The tile with one part of ``kind`` over ``edges`` (as on the board), merged with
+    the parts of that kind that reach them; the other parts keep their order."""
+    printed = {rotate_edge(e, (360 - rotation) % 360) for e in edges}
+    merged = [j for j, p in enumerate(tile.parts) if p.kind == kind and printed & set(p.edges)]
+    counts: Counter = Counter()
+    for j in merged:
+        counts.update(dict(tile.parts[j].counts))
+        printed |= set(tile.parts[j].edges)
+    part = Part(kind, tuple(e for e in EDGES if e in printed), counts=tuple(sorted(counts.items())))
+    keep = [j for j in range(len(tile.parts)) if j not in merged]
+    index = {old: new for new, old in enumerate(keep)}
+    parts = [replace(tile.parts[j], cities=tuple(index[c] for c in tile.parts[j].cities)) for j in keep]
+    edges_now = tuple(kind if e in printed else k for e, k in zip(EDGES, tile.printed_edges))
+    return replace(tile, printed_edges=edges_now, parts=tuple(parts) + (part,))
+
+
 @dataclass
 class _Board:
     """The layout as squares: the first tile on each square, rotated."""
@@ -828,10 +923,7 @@ class _Board:
 
     @classmethod
     def of(cls, layout: Layout) -> "_Board":
-        squares = {}
-        for i, p in enumerate(layout.tiles):
-            squares.setdefault(p.square, (i, layout.catalogue[p.tile], p.rotation))
-        return cls(layout, squares)
+        return cls(layout, _squares(layout))
 
     def parts(self, square: Square) -> tuple[Part, ...]:
         _, tile, rotation = self.squares[square]
@@ -867,6 +959,7 @@ class _Board:
         if meeple.square not in self.squares:
             return []
         kind, _, where = meeple.feature.partition(":")
+        where = where.split("+")[0]  # a bridge or a ferry: the part it makes reaches its first edge
         parts = [(j, p) for j, p in enumerate(self.parts(meeple.square)) if p.kind == kind]
         if not where and any(p.inside for _, p in parts):
             return [j for j, p in parts if p.inside]
@@ -907,6 +1000,20 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
                     open_edges[node] += 1
                 elif other is not None:
                     sets.union(node, other)
+    twins: dict = defaultdict(list)  # tunnel tokens: two of one colour join their roads
+    for m in layout.meeples:
+        figure = layout.figures.get(m.kind)
+        node = board.locate(m) if figure is not None and figure.pairs else None
+        if node is not None:
+            twins[(m.kind, m.colour)].append(node)
+    for nodes in twins.values():
+        for node in nodes[1:]:
+            sets.union(node, nodes[0])
+    named: dict = {}  # parts of one kind and name are one feature (the City of Carcassonne)
+    for square in board.squares:
+        for j, part in enumerate(board.parts(square)):
+            if part.named:
+                sets.union((*square, j), named.setdefault((part.kind, part.named), (*square, j)))
     groups: dict = defaultdict(list)
     for _, node in sorted(order):
         groups[sets.find(node)].append(node)
@@ -1075,6 +1182,15 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
         if kind not in layout.figures[m.kind].stands_on:
             out.append(Finding("figure-not-allowed", f"{name}: {m.kind}s may not stand on {kind}s",
                                (f"meeple:{i}", _tile(m.square))))
+        figure = layout.figures[m.kind]
+        if figure.joins:
+            placed = layout.tiles[board.squares[m.square][0]]
+            printed = layout.catalogue[placed.tile].edges(placed.rotation)
+            edges = joined_edges(m)
+            if not edges or any(printed[EDGES.index(e)] != figure.joins_over for e in edges):
+                out.append(Finding("figure-not-allowed", f"{name}: a {m.kind} joins two {figure.joins_over} "
+                                                         f"edges of its tile, named as {figure.joins}:N+S",
+                                   (f"meeple:{i}", _tile(m.square))))
     return out
 
 
@@ -1097,118 +1213,9 @@ def _lonely_figures(layout: Layout) -> list[Finding]:
 # ---------------------------------------------------------------------------
 # Scoring
 #
-# Points per unit counted, as the rule texts state them. "tiles" counts the
-# feature's tiles (a tile counts once however many of its parts the feature
-# holds), "neighbours" the tiles around a cloister or garden, "buildings" the
-# little buildings on the feature's tiles (and, for a cloister or garden, on
-# the tiles around it); any other unit is a count printed on the tiles,
-# summed over the feature (pennants).
+# The rule rows are in scoring/carcassonne_rules.py; see its docstring.
 
-#: After the game, a feature that is not complete
-#: (carcassonne-scoring-after-the-game.txt, "Scoring features after the game").
-INCOMPLETE_POINTS = {
-    "road": {"tiles": 1},                       # Road: 1 point / tile
-    "city": {"tiles": 1, "pennants": 1},        # City: 1 point / tile, 1 point / pennant
-    "cloister": {"tiles": 1, "neighbours": 1},  # 1 point for the feature tile + 1 point per tile around it
-    "garden": {"tiles": 1, "neighbours": 1},    # Garden (abbot): 1 point for the garden + 1 point per tile around it
-}
-
-#: A completed feature that still carries meeples scores as during the game
-#: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
-COMPLETED_POINTS = {
-    "road": {"tiles": 1},                       # Road: 1 point / tile
-    "city": {"tiles": 2, "pennants": 2},        # City: 2 points / tile, 2 points / pennant
-    "cloister": {"tiles": 1, "neighbours": 1},  # 9 points (the feature tile and the eight tiles around it)
-    "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
-}
-
-#: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
-TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
-
-#: The rows of the expansions that change those points, in the order the rule
-#: tables list them. A row applies when the feature holds what it names: a
-#: count printed on its tiles (an inn, a cathedral, a siege) or a figure
-#: standing on it (the mage, the witch); None applies always. The change is
-#: ("+", unit, n): n points more per unit; ("x", n): the points so far times
-#: n; or ("half",): half the points so far, rounded up. An inn, a cathedral
-#: or a siege counts once however many the feature holds ("do not stack").
-INCOMPLETE_MODIFIERS = {
-    "road": (
-        ("inn", ("x", 0)),                  # Road with inn(s): (x0) points / tile
-        ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / tile, also with inn(s)
-        ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
-        (None, ("+", "buildings", 1)),      # Little building(s) on road tiles: (+1) point / little building
-    ),
-    "city": (
-        ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
-        ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
-        ("cathedral", ("x", 0)),            # City with cathedral(s): (x0) points / tile, (x0) points / pennant
-        ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / tile, also with cathedral(s)
-        ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
-        (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
-    ),
-    "cloister": ((None, ("+", "buildings", 1)),),  # Neighboring Little building(s)
-    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
-}
-COMPLETED_MODIFIERS = {
-    "road": (
-        ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
-        ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / actual tile
-        ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
-        (None, ("+", "buildings", 1)),      # Little building(s) on road tiles
-    ),
-    "city": (
-        ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
-        ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
-        ("cathedral", ("+", "tiles", 1)),   # City with cathedral(s): (+1) point / tile,
-        ("cathedral", ("+", "pennants", 1)),  # (+1) point / pennant
-        ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / actual tile
-        ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
-        (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
-    ),
-    "cloister": ((None, ("+", "buildings", 1)),),  # Neighboring Little building(s)
-    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
-}
-
-#: Little Buildings: "Basic rules: (+1) point / little building. Variant
-#: rules: (+1) point / shed, (+2) points / house, (+3) points / tower".
-LITTLE_BUILDING_POINTS = {
-    "basic": {"shed": 1, "house": 1, "tower": 1},
-    "variant": {"shed": 1, "house": 2, "tower": 3},
-}
-
-#: Farms after the game: "City adjacent to farmfield: 3 points / completed city".
-FARM_POINTS_PER_CITY = 3
-
-#: A farm's farmers score this instead when the farm holds a barn: they were
-#: joined to it and not yet scored (Abbey & Mayor, "Connecting to farmfield
-#: with a barn assuming majority of farmers: 1 point / completed city").
-FARM_POINTS_PER_CITY_WITH = {"barn": 1}
-
-#: Figures in a farm that score for their owner, per completed city, and
-#: whether the owner needs the farmers' majority: "FarmField with pig: (+1)
-#: point / completed city" and the barn's final scoring, "City adjacent to
-#: farmfield: 4 points / completed city".
-FARM_FIGURE_POINTS_PER_CITY = {"pig": (1, True), "barn": (4, False)}
-
-#: What a completed city holds multiplies its points for a farm, farmers,
-#: pig and barn alike: "City with Cathars / Siege / Besiegers: (x2) points
-#: for affected city".
-FARM_CITY_FACTOR = {"siege": 2}
-
-#: "Little building(s) on farmfield tiles: (+1) point / little building" (the
-#: farmers of a farm; in the 1st edition's per-city farms they are not counted).
-FARM_POINTS_PER_BUILDING = 1
-
-#: Tokens held at the end ("Other scoring after the game"). "Trade Good
-#: Tokens: 10 points / majority on trade goods": the player or players with
-#: the most of a good each score 10.
-TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
-#: "King tile: 1 point / completed city", "Robber Baron tile: 1 point /
-#: completed road": every completed feature of that kind on the board.
-TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
-
-SECTIONS = ("completed", "incomplete", "farm", "tokens")
+SECTIONS = ("completed", "incomplete", "farm", "figures", "tokens")
 
 
 def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | None = None) -> int:
@@ -1231,6 +1238,10 @@ def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | No
     points = sum(rate * _units(feature, unit, rules, layout) for unit, rate in rates.items())
     modifiers = COMPLETED_MODIFIERS if feature.complete else INCOMPLETE_MODIFIERS
     for holds, change in modifiers.get(feature.kind, ()):
+        if isinstance(holds, tuple):
+            holds, variant = holds
+            if variant not in rules.variants:
+                continue
         if holds is None or _holds(feature, holds, layout):
             if change[0] == "+":
                 points += change[2] * _units(feature, change[1], rules, layout)
@@ -1252,6 +1263,10 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         return len(feature.tiles)
     if unit == "neighbours":
         return feature.neighbours
+    if unit == "empty":
+        return len(AROUND) - feature.neighbours
+    if unit == "feature":
+        return 1
     if unit == "buildings":
         if layout is None:
             return 0
@@ -1259,7 +1274,40 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         if feature.kind in SURROUNDED:
             squares |= {(x + dx, y + dy) for x, y in feature.tiles for dx, dy in AROUND}
         return _buildings(layout, squares, rules)
+    if unit == "followers":
+        return 0 if layout is None else sum(layout.figures[layout.meeples[i].kind].follower for i in feature.meeples)
+    if unit == "lines":
+        return 0 if layout is None else len(_in_line(layout, feature.tiles[0]))
+    if unit == "line-buildings":
+        return 0 if layout is None else _buildings(layout, _in_line(layout, feature.tiles[0]) + feature.tiles,
+                                                   rules)
+    if unit.startswith("around:"):
+        return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
+                                                          for dx, dy in AROUND} - set(feature.tiles), unit[7:])
     return feature.count(unit)
+
+
+def _in_line(layout: Layout, square: Square) -> tuple[Square, ...]:
+    """The tiles in a direct row or column from ``square``, each line up to its first empty square.
+
+    >>> _in_line(from_text("carcassonne; B@0,0 B@1,0 B@2,0 B@0,1 E@4,0"), (0, 0))
+    ((1, 0), (2, 0), (0, 1))
+    """
+    squares = _Board.of(layout).squares
+    found = []
+    for edge in EDGES:
+        at = neighbour(square, edge)
+        while at in squares:
+            found.append(at)
+            at = neighbour(at, edge)
+    return tuple(found)
+
+
+def _showing(layout: Layout, squares: Iterable[Square], what: str) -> int:
+    """How many tiles on ``squares`` show ``what``: a part of that kind or a count of that name (a vineyard)."""
+    board = _Board.of(layout)
+    return sum(1 for s in squares if s in board.squares
+               and any(p.kind == what or p.count(what) for p in board.parts(s)))
 
 
 def _buildings(layout: Layout, squares: Iterable[Square], rules: Rules) -> int:
@@ -1292,9 +1340,10 @@ class Award:
     """One scored feature, figure or token: each player in ``players`` scores ``points``.
 
     ``section`` is ``completed`` (a completed feature that still carries
-    meeples), ``incomplete``, ``farm`` or ``tokens``. ``kind`` is the
-    feature's kind, or for a farm ``field`` (its farmers), ``city`` (a
-    1st-edition farm city), ``pig`` or ``barn``, or the token's name.
+    meeples), ``incomplete``, ``farm``, ``figures`` (a figure's bonus for a
+    feature scored, the fairy) or ``tokens``. ``kind`` is the feature's kind,
+    or for a farm ``field`` (its farmers), ``city`` (a 1st-edition farm
+    city), ``pig`` or ``barn``, or the figure's or token's name.
     ``count`` is what was counted: the tiles of a road or city, the tile and
     its neighbours for a cloister or garden, the completed cities of a farm,
     the tokens held. ``feature`` indexes :func:`features` (-1 for a token);
@@ -1327,8 +1376,14 @@ class Award:
         cities = f"{self.count} completed {_plural('city', self.count)}"
         if self.section == "tokens" and self.kind in TOKEN_MAJORITY_POINTS:
             what = f"{self.count} {self.kind}, the most"
-        elif self.section == "tokens":
+        elif self.section == "tokens" and self.kind in TOKEN_POINTS_PER_COMPLETED:
             what = f"{self.count} completed {_plural(TOKEN_POINTS_PER_COMPLETED[self.kind][0], self.count)}"
+        elif self.section == "tokens":
+            what = f"{self.count} held"
+        elif self.section == "figures" and self.kind in AREA_MAJORITY_POINTS:
+            what = f"the most of {self.count} figures on the {self.kind} at {x},{y} and around"
+        elif self.section == "figures":
+            what = f"beside a follower, feature at {x},{y}"
         elif self.section == "farm" and self.kind == "field":
             what = f"{cities}, field at {x},{y}"
         elif self.section == "farm" and self.kind == "city":
@@ -1403,6 +1458,7 @@ class ScoreSheet:
     def render(self) -> str:
         r = self.rules
         buildings = ", little buildings by type" if r.little_buildings == "variant" else ""
+        buildings += "".join(f", {v}" for v in r.variants)
         out = [f"Carcassonne, edition {r.edition}: completed 2-tile city {r.two_tile_city.replace('-', ' ')}, "
                f"farms scored {r.farms.replace('-', ' ')}{buildings}"]
         for colour in self.players:
@@ -1426,7 +1482,7 @@ def score(layout: Layout) -> ScoreSheet:
     feats = features(layout)
     awards = []
     for i, f in enumerate(feats):
-        if f.kind not in INCOMPLETE_POINTS or not f.meeples:
+        if f.kind not in INCOMPLETE_POINTS or not f.meeples or _unscored(f, layout):
             continue
         players = majority(layout, f.meeples, f)
         if players:
@@ -1434,8 +1490,63 @@ def score(layout: Layout) -> ScoreSheet:
             awards.append(Award("completed" if f.complete else "incomplete", f.kind, i, f.tiles, count,
                                 f.pennants, players, feature_points(f, layout.rules, layout), f.meeples))
     awards += _farm_awards(layout, feats)
+    awards += _figure_awards(layout, feats, awards)
     awards += _token_awards(layout, feats)
     return ScoreSheet(layout.rules, layout.players, layout.track, tuple(awards), tuple(validate(layout)))
+
+
+def _unscored(feature: Feature, layout: Layout) -> bool:
+    """Whether the feature is left out of the final scoring (an occupied castle)."""
+    return any(_holds(feature, what, layout) for what in NOT_SCORED_WITH)
+
+
+def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> list:
+    """The figures that score per feature scored beside a follower (the fairy),
+    and the majority of the followers around a completed church.
+
+    The fairy stands by a follower: it names that follower's tile and feature,
+    and the owners of the followers there score when the feature scored.
+    """
+    out = []
+    board = _Board.of(layout)
+    scored = {a.feature for a in awards if a.section in ("completed", "incomplete")}
+    farmers = {m for a in awards if a.section == "farm" and a.kind in ("field", "city") for m in a.meeples}
+    scored |= {i for i, f in enumerate(feats) if f.kind == "field" and farmers & set(f.meeples)}
+    for i, f in enumerate(feats):
+        for m in f.meeples:
+            figure = layout.meeples[m]
+            if figure.kind not in FIGURE_POINTS_PER_SCORED_FEATURE or i not in scored:
+                continue
+            beside = tuple(j for j in f.meeples if layout.meeples[j].square == figure.square
+                           and board.locate(layout.meeples[j]) == board.locate(figure)
+                           and layout.figures[layout.meeples[j].kind].follower)
+            players = tuple(dict.fromkeys(layout.meeples[j].colour for j in beside))
+            if players:
+                out.append(Award("figures", figure.kind, i, f.tiles, 1, 0, players,
+                                 FIGURE_POINTS_PER_SCORED_FEATURE[figure.kind], (m,) + beside))
+    for i, f in enumerate(feats):
+        for what, points in AREA_MAJORITY_POINTS.items():
+            if i in scored and f.complete and f.count(what):
+                area = {(x + dx, y + dy) for x, y in f.tiles for dx, dy in AROUND} | set(f.tiles)
+                near = tuple(j for j, m in enumerate(layout.meeples) if m.square in area)
+                players = majority(layout, near)
+                if players:
+                    out.append(Award("figures", what, i, f.tiles, len(near), 0, players, points, near))
+    return out
+
+
+def _farm_rate(city: Feature, role: str, rate: int, layout: Layout) -> int:
+    """What one completed city (or castle) bordering a farm is worth to ``role``
+    (``field``, ``joined``, ``barn``, ``pig``) at the usual ``rate``, a siege doubling it.
+
+    >>> castle = from_text("carcassonne base+bridges-castles-and-bazaars; D@0,0; neutral/castle@0,0:city:N")
+    >>> _farm_rate(features(castle)[0], "field", 3, castle), _farm_rate(features(castle)[0], "barn", 4, castle)
+    (4, 5)
+    """
+    for what, rates in FARM_POINTS_PER_HELD_CITY.items():
+        if _holds(city, what, layout):
+            rate = rates[role]
+    return rate * _city_factor(city)
 
 
 def _city_factor(city: Feature) -> int:
@@ -1460,18 +1571,24 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
     for i, f in per_farm:
         players = majority(layout, f.meeples, f)
         cities = tuple(c for c in f.cities if feats[c].complete)
-        value = sum(_city_factor(feats[c]) for c in cities)
-        rate = next((r for k, r in FARM_POINTS_PER_CITY_WITH.items() if _holds(f, k, layout)), FARM_POINTS_PER_CITY)
+        joined = next((k for k in FARM_POINTS_PER_CITY_WITH if _holds(f, k, layout)), None)
+        rate = FARM_POINTS_PER_CITY_WITH[joined] if joined else FARM_POINTS_PER_CITY
+        more = sum(n for k, n in FARM_MODIFIERS.items() if _holds(f, k, layout))
         if players:
-            points = rate * value + FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles, layout.rules)
+            points = sum(_farm_rate(feats[c], "joined" if joined else "field", rate, layout)
+                         + more * _city_factor(feats[c]) for c in cities)
+            points += FARM_POINTS_PER_BUILDING * _buildings(layout, f.tiles, layout.rules)
             awards.append(Award("farm", "field", i, f.tiles, len(cities), 0, players, points, f.meeples, cities))
+        owners = {}  # two pigs or barns of one colour in one farm score it once
         for m in f.meeples:
             figure = layout.meeples[m]
             if figure.kind in FARM_FIGURE_POINTS_PER_CITY:
                 per_city, needs_majority = FARM_FIGURE_POINTS_PER_CITY[figure.kind]
                 if figure.colour in players or not needs_majority:
-                    awards.append(Award("farm", figure.kind, i, f.tiles, len(cities), 0, (figure.colour,),
-                                        per_city * value, (m,), cities))
+                    owners.setdefault((figure.kind, figure.colour), (per_city, m))
+        for (kind, colour), (per_city, m) in owners.items():
+            awards.append(Award("farm", kind, i, f.tiles, len(cities), 0, (colour,),
+                                sum(_farm_rate(feats[c], kind, per_city, layout) for c in cities), (m,), cities))
     if layout.rules.farms == "per-city":
         scored = {i for i, _ in per_farm}
         farms = [(i, f) for i, f in farms if i not in scored]
@@ -1484,8 +1601,10 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             if not players:
                 continue
             factor = _city_factor(city)
+            more = sum(n for k, n in FARM_MODIFIERS.items() if any(_holds(f, k, layout) for f in around))
             awards.append(Award("farm", "city", c, city.tiles, 1, city.pennants, players,
-                                FARM_POINTS_PER_CITY * factor, farmers, (c,)))
+                                _farm_rate(city, "field", FARM_POINTS_PER_CITY, layout) + more * factor,
+                                farmers, (c,)))
             owners = {}
             for m in farmers:
                 figure = layout.meeples[m]
@@ -1494,7 +1613,7 @@ def _farm_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
                     owners.setdefault((figure.kind, figure.colour), (per_city, m))
             for (kind, colour), (per_city, m) in owners.items():
                 awards.append(Award("farm", kind, c, city.tiles, 1, city.pennants, (colour,),
-                                    per_city * factor, (m,), (c,)))
+                                    _farm_rate(city, kind, per_city, layout), (m,), (c,)))
     return awards
 
 
@@ -1507,11 +1626,23 @@ def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             players = tuple(c for c in holders if layout.held(c, token) == best)
             awards.append(Award("tokens", token, -1, (), best, 0, players, points))
     for token, (kind, per_feature) in TOKEN_POINTS_PER_COMPLETED.items():
-        completed = tuple(i for i, f in enumerate(feats) if f.kind == kind and f.complete)
+        completed = tuple(i for i, f in enumerate(feats) if f.kind == kind and f.complete
+                          and not any(_holds(f, what, layout) for what in NOT_COMPLETED_CITY))
         for colour in holders:
             if layout.held(colour, token) > 0:
                 awards.append(Award("tokens", token, -1, (), len(completed), 0, (colour,),
                                     per_feature * len(completed), (), completed))
+    for token, each in TOKEN_POINTS_EACH.items():
+        for colour in holders:
+            n = layout.held(colour, token)
+            if n:
+                awards.append(Award("tokens", token, -1, (), n, 0, (colour,), each * n))
+    for token, tiers in TOKEN_TIERS.items():
+        for colour in holders:
+            n = layout.held(colour, token)
+            if n:
+                each = max(points for least, points in tiers if n >= least)
+                awards.append(Award("tokens", token, -1, (), n, 0, (colour,), each * n))
     return awards
 
 

@@ -1,0 +1,203 @@
+"""Carcassonne: the rule rows, as the rule texts state them.
+
+Every number the scorer uses for a feature, a farm, a figure or a token is a
+row here, quoted from ``shared/rules/carcassonne-scoring-during-the-game.wiki``
+(a completed feature) or ``carcassonne-scoring-after-the-game.txt`` (the end of
+the game). :mod:`scoring.carcassonne` applies them; an expansion adds rows here
+and its tiles and figures in ``scoring/data``, never a branch in the code.
+
+>>> COMPLETED_POINTS["city"], INCOMPLETE_POINTS["city"]
+({'tiles': 2, 'pennants': 2}, {'tiles': 1, 'pennants': 1})
+"""
+
+# Points per unit counted, as the rule texts state them. "tiles" counts the
+# feature's tiles (a tile counts once however many of its parts the feature
+# holds), "neighbours" the tiles around a cloister or garden, "buildings" the
+# little buildings on the feature's tiles (and, for a cloister or garden, on
+# the tiles around it), "empty" the squares around it with no tile, "feature"
+# the feature once, "followers" the figures with strength on it, "lines"
+# the tiles in a direct row or column from it (up to the first empty square),
+# "line-buildings" the little buildings on it and on those tiles,
+# "around:KIND" the tiles around it that show a KIND (a vineyard); any other
+# unit is a count printed on the tiles, summed over the feature (pennants).
+
+#: After the game, a feature that is not complete
+#: (carcassonne-scoring-after-the-game.txt, "Scoring features after the game").
+INCOMPLETE_POINTS = {
+    "road": {"tiles": 1},                       # Road: 1 point / tile
+    "city": {"tiles": 1, "pennants": 1},        # City: 1 point / tile, 1 point / pennant
+    "cloister": {"tiles": 1, "neighbours": 1},  # 1 point for the feature tile + 1 point per tile around it
+    "garden": {"tiles": 1, "neighbours": 1},    # Garden (abbot): 1 point for the garden + 1 point per tile around it
+    "shrine": {"tiles": 1, "neighbours": 1},    # Cloister (monk / abbot) or Shrine (heretic): 1 point for the
+    "monastery": {"tiles": 1, "neighbours": 1},  # feature tile + 1 point per tile around it (or German
+                                                # monastery (monk) or Dutch & Belgian monastery (monk))
+    "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 1 point / empty square
+}                                               # spaces around it
+
+#: A completed feature that still carries meeples scores as during the game
+#: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
+COMPLETED_POINTS = {
+    "road": {"tiles": 1},                       # Road: 1 point / tile
+    "city": {"tiles": 2, "pennants": 2},        # City: 2 points / tile, 2 points / pennant
+    "cloister": {"tiles": 1, "neighbours": 1},  # 9 points (the feature tile and the eight tiles around it)
+    "garden": {"tiles": 1, "neighbours": 1},    # 9 points (the garden and the eight tiles around it)
+    "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the 8 around)
+    "monastery": {"tiles": 1, "neighbours": 1},  # ... / German monastery / Dutch & Belgian monastery: 9 points
+    "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 0 points for no empty square
+}                                               # spaces around it
+
+#: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
+TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
+
+#: The rows of the expansions that change those points, in the order the rule
+#: tables list them. A row applies when the feature holds what it names: a
+#: count printed on its tiles (an inn, a cathedral, a siege) or a figure
+#: standing on it (the mage, the witch); None applies always. The change is
+#: ("+", unit, n): n points more per unit; ("x", n): the points so far times
+#: n; or ("half",): half the points so far, rounded up. An inn, a cathedral
+#: or a siege counts once however many the feature holds ("do not stack").
+#: A row that holds a pair (what, variant) applies only with that variant.
+INCOMPLETE_MODIFIERS = {
+    "road": (
+        ("inn", ("x", 0)),                  # Road with inn(s): (x0) points / tile
+        ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / tile, also with inn(s)
+        ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on road tiles: (+1) point / little building
+    ),
+    "city": (
+        ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
+        ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
+        ("cathedral", ("x", 0)),            # City with cathedral(s): (x0) points / tile, (x0) points / pennant
+        ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / tile, also with cathedral(s)
+        ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+    ),
+    "cloister": (
+        (None, ("+", "around:vineyard", 0)),  # Neighboring Vineyard(s): (+0) points / vineyard
+        (None, ("+", "buildings", 1)),        # Neighboring Little building(s)
+    ),
+    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s); "Vineyards do no affect gardens."
+}
+INCOMPLETE_MODIFIERS["shrine"] = INCOMPLETE_MODIFIERS["cloister"]  # the rows of "Cloister ... or Shrine (heretic)"
+#: "German monastery (abbot) or Dutch & Belgian monastery (abbot): 1 point for
+#: monastery + 1 point for each tile in a direct row or column" (an abbot stays
+#: to the end, so it scores so whether or not the monastery is surrounded).
+MONASTERY_ABBOT_ROWS = (
+    ("abbot", ("x", 0)),                # instead of the monk's points:
+    ("abbot", ("+", "tiles", 1)),       # 1 point for monastery
+    ("abbot", ("+", "lines", 1)),       # + 1 point for each tile in a direct row or column
+    ("abbot", ("+", "line-buildings", 1)),  # Little building(s) on feature tile or any tile in a direct
+)                                           # row or column considered in the scoring
+INCOMPLETE_MODIFIERS["monastery"] = INCOMPLETE_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
+INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
+COMPLETED_MODIFIERS = {
+    "road": (
+        ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
+        ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / actual tile
+        ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on road tiles
+        (("labyrinth", "labyrinth-advanced"), ("+", "followers", 2)),  # Road with labyrinth(s): (+2) points /
+    ),                                      # follower on road network. Only if using advanced rules
+    "city": (
+        ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
+        ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
+        ("cathedral", ("+", "tiles", 1)),   # City with cathedral(s): (+1) point / tile,
+        ("cathedral", ("+", "pennants", 1)),  # (+1) point / pennant
+        ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / actual tile
+        ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
+        (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+        ("darmstadtium", ("+", "feature", 3)),  # City with Darmstadtium: (+3) points to majority
+    ),
+    "cloister": (
+        (None, ("+", "around:vineyard", 3)),  # Neighboring Vineyard(s): (+3) points / vineyard
+        (None, ("+", "buildings", 1)),        # Neighboring Little building(s)
+    ),
+    "garden": ((None, ("+", "buildings", 1)),),    # Neighboring Little building(s)
+}
+COMPLETED_MODIFIERS["shrine"] = COMPLETED_MODIFIERS["cloister"]
+COMPLETED_MODIFIERS["monastery"] = COMPLETED_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
+COMPLETED_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)   # Neighboring Little building(s)
+
+#: A feature that holds one of these is not scored at the end: "Castle
+#: (castle occupier / knight / lord): If a castle is still occupied at the
+#: end of the game, it scores 0 points. - Followers/Meeples in castles are
+#: removed before final scoring" (Bridges, Castles & Bazaars; a castle is a
+#: neutral figure on the small city it was built on). The City of Carcassonne
+#: (the Count) is not scored either; it only "counts as a completed city".
+NOT_SCORED_WITH = ("castle", "carcassonne")
+
+#: A completed city that holds one of these is no completed city for the King:
+#: "Towns/Small cities converted into castles are not counted as completed
+#: cities" ("The City of Carcassonne counts as a completed city").
+NOT_COMPLETED_CITY = ("castle",)
+
+#: Little Buildings: "Basic rules: (+1) point / little building. Variant
+#: rules: (+1) point / shed, (+2) points / house, (+3) points / tower".
+LITTLE_BUILDING_POINTS = {
+    "basic": {"shed": 1, "house": 1, "tower": 1},
+    "variant": {"shed": 1, "house": 2, "tower": 3},
+}
+
+#: Farms after the game: "City adjacent to farmfield: 3 points / completed city".
+FARM_POINTS_PER_CITY = 3
+
+#: A farm's farmers score this instead when the farm holds a barn: they were
+#: joined to it and not yet scored (Abbey & Mayor, "Connecting to farmfield
+#: with a barn assuming majority of farmers: 1 point / completed city").
+FARM_POINTS_PER_CITY_WITH = {"barn": 1}
+
+#: Figures in a farm that score for their owner, per completed city, and
+#: whether the owner needs the farmers' majority: "FarmField with pig: (+1)
+#: point / completed city" and the barn's final scoring, "City adjacent to
+#: farmfield: 4 points / completed city".
+FARM_FIGURE_POINTS_PER_CITY = {"pig": (1, True), "barn": (4, False)}
+
+#: A completed city that holds one of these counts for a farm at other rates
+#: (Bridges, Castles & Bazaars): "Castle adjacent to farmfield: 4 points /
+#: castle"; farmers joined to a barn "2 points / castle"; the barn "5 points /
+#: castle"; "FarmField with pig: (+1) point / castle or completed city".
+FARM_POINTS_PER_HELD_CITY = {"castle": {"field": 4, "joined": 2, "barn": 5, "pig": 1}}
+
+#: A farm that holds one of these scores more for its farmers, per castle or
+#: completed city: "FarmField with pig-herd: (+1) point / castle or completed
+#: city - Pig-herds/Pigsties do not stack" (also with a barn, "FarmField &
+#: Barn - Special case").
+FARM_MODIFIERS = {"pig-herd": 1}
+
+#: What a completed city holds multiplies its points for a farm, farmers,
+#: pig and barn alike: "City with Cathars / Siege / Besiegers: (x2) points
+#: for affected city".
+FARM_CITY_FACTOR = {"siege": 2}
+
+#: "Little building(s) on farmfield tiles: (+1) point / little building" (the
+#: farmers of a farm; in the 1st edition's per-city farms they are not counted).
+FARM_POINTS_PER_BUILDING = 1
+
+#: Tokens held at the end ("Other scoring after the game"). "Trade Good
+#: Tokens: 10 points / majority on trade goods": the player or players with
+#: the most of a good each score 10.
+TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
+#: "King tile: 1 point / completed city", "Robber Baron tile: 1 point /
+#: completed road": every completed feature of that kind on the board, but
+#: not a castle (NOT_COMPLETED_CITY).
+TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
+#: Tokens worth points each: "Robber remaining on scoring track: 3 points to
+#: its player" (the Robbers; a robber left on the track is held as a token),
+#: "The Gifts: 2 points / unopened gift".
+TOKEN_POINTS_EACH = {"robber": 3, "gift": 2}
+#: "Gold pieces: Scoring depends on number of gold pieces: 1-3 pieces 1 point /
+#: gold piece, 4-6 pieces 2 points / gold piece, 7-9 pieces 3 points / gold
+#: piece, 10+ pieces 4 points / gold piece": (from how many, points each).
+TOKEN_TIERS = {"gold": ((1, 1), (4, 2), (7, 3), (10, 4))}
+
+#: Figures that score for the owners of the followers beside them, per feature
+#: scored at the end: "Fairy: 3 points / feature scored - This bonus will not
+#: be received by followers/meeples in castles, since they are removed before
+#: final scoring". The fairy names the feature of the follower it stands by.
+FIGURE_POINTS_PER_SCORED_FEATURE = {"fairy": 3}
+
+#: A completed feature that holds one of these gives a bonus to the majority
+#: of all the followers on its tile and the 8 tiles around it: "For a
+#: Darmstadt Church: (+3) points to majority on feature tile and 8 tiles
+#: around it" (scored with the church, so only when it is complete).
+AREA_MAJORITY_POINTS = {"church": 3}
