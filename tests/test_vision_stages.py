@@ -131,3 +131,50 @@ def test_stage_docstring_examples(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# Avenue: the stages added for other pens, hands and light
+
+def _blank_readings():
+    readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(6) for c in range(7)}
+    for i in range(5):
+        readings[f"round:{i}:farm"] = [(None, 0.99)]
+        readings[f"round:{i}:score"] = [(None, 0.99)]
+    return readings
+
+
+def test_a_confident_number_is_never_repaired_into_another_value():
+    readings = _blank_readings()
+    readings["round:0:farm"] = [("A", 0.99)]
+    # farm A connects no grapes, so 9 is impossible; but it was read surely: it stays 9, flagged
+    readings["round:0:score"] = [(9, 0.96), (0, 0.03)]
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.state.rounds[0].score == 9 and "round:0:score" not in a.changed
+    assert "round:0:score" in a.flags
+    # read unsure, the consistent second reading is taken, and flagged as changed
+    readings["round:0:score"] = [(9, 0.6), (0, 0.35)]
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.state.rounds[0].score == 0 and a.changed["round:0:score"] == (9, 0)
+    assert "round:0:score" in a.flags
+
+
+def test_a_shadow_across_the_sheet_is_not_ink_after_evening_the_light():
+    sheet = np.full((592, 840, 3), 235, np.uint8)
+    sheet[:, 400:] = 120                                   # a hand's shadow over the right half
+    pieces = cut_cells(sheet, 4.0)
+    assert pieces.min() > 200                              # no edge, no dark paper: nothing to read
+
+
+def test_print_shared_by_the_farms_is_divided_out_and_a_road_over_it_stays():
+    from vision.cells import print_groups, remove_print
+
+    cells = np.full((42, 40, 40), 240, np.uint8)
+    farms = next(g for g in print_groups(avenue.DEFAULT_TEMPLATE) if len(g) == 6)
+    cells[farms, 22:34, 12:28] = 80                        # a house, printed the same in every farm cell
+    cells[farms[2], 19:21, :] = 30                         # an E-W road over the third farm's house
+    clean = remove_print(cells, avenue.DEFAULT_TEMPLATE)
+    assert clean[farms[0]].min() > 230                     # the house is gone where nothing is drawn
+    assert clean[farms[2], 20, 5] < 60                     # the road is still there
+    untouched = [i for i in range(42) if i not in sum(print_groups(avenue.DEFAULT_TEMPLATE), [])]
+    assert (clean[untouched] == cells[untouched]).all()    # cells printed alone are left as they were

@@ -8,10 +8,12 @@ label it chose. Then the rules of the game are consulted:
    connects, a farm letter written twice, more segments of one kind than the
    deck holds, a blank box), or a score box breaks the column's own rule
    (:func:`column_doubts`), the doubtful elements are tried at their other
-   likely readings. A change is kept when it removes warnings and the
-   classifier gave that reading a fair chance
-   (:attr:`Assemble.min_alternative`); the element keeps a low confidence
-   and is flagged.
+   likely readings, but only those read unsure
+   (:attr:`Assemble.doubt_below`): a confident reading is never changed.
+   A change is kept when it removes warnings and the classifier gave that
+   reading a fair chance (:attr:`Assemble.min_alternative`); the element
+   keeps a low confidence, is flagged, and the reading records what it was
+   read as (``Assembled.changed``).
 2. **Warnings lower confidence.** Each warning still standing multiplies the
    confidence of every element it names by :attr:`Assemble.finding_penalty`.
 3. **Flag the doubtful.** Elements under :attr:`Assemble.flag_below` are
@@ -46,7 +48,8 @@ class Assemble:
 
     flag_below: float = 0.90         # confidence under which an element is flagged
     finding_penalty: float = 0.5     # a warning multiplies the confidence of what it names by this
-    doubt_below: float = 0.995       # only elements read with less confidence are tried again
+    doubt_below: float = 0.90        # only elements read unsure (as flag_below) are tried again: a
+                                     # confident reading is never changed to make the sheet consistent
     min_alternative: float = 0.02    # an alternative reading needs at least this probability
     max_tries: int = 12              # the most doubtful elements tried, per pass
     max_changes: int = 3             # readings changed to make the sheet consistent, at most
