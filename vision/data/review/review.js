@@ -296,8 +296,9 @@ const MEEPLE_INK = { red: "#d7263d", blue: "#2457a6", green: "#2e8b3a", yellow: 
 
 function spaceLines(v) {
   if (!v) return ["–"];
-  const counts = ["people", "sheep", "boar", "cattle", "grain", "vegetables"].filter((k) => v[k]).map((k) => `${v[k]} ${k === "vegetables" ? "veg" : k}`);
-  return [v.kind || "empty", ...(v.stable ? ["stable"] : []), ...counts];
+  const names = { people: ["person", "people"], vegetables: ["veg", "veg"], sheep: ["sheep", "sheep"], boar: ["boar", "boar"], cattle: ["cattle", "cattle"], grain: ["grain", "grain"] };
+  const counts = Object.keys(names).filter((k) => v[k]).map((k) => `${v[k]} ${names[k][v[k] === 1 ? 0 : 1]}`);
+  return [[v.kind || "empty", ...(v.stable ? ["stable"] : [])].join(" + "), ...(counts.length ? [counts.join(", ")] : [])];
 }
 
 function drawMarks() {
@@ -323,8 +324,8 @@ function drawMarks() {
     m.append(node("svg:title", { text: `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}` }));
     if (el.kind === "meeple") {
       const r = w / 2;
-      m.append(node("svg:circle", { cx: x0 + r, cy: y0 + r, r: r * 0.8, class: "hit", fill: MEEPLE_INK[shown && shown.colour] || "#c0c" }));
-      if (shown && /^field/.test(shown.feature)) m.append(node("svg:rect", { x: x0 + r * 0.45, y: y0 + r * 0.85, width: r * 1.1, height: r * 0.3, class: "lying" }));
+      m.append(node("svg:circle", { cx: x0 + r, cy: y0 + r, r: r * 0.8, class: "hit", style: `fill: ${MEEPLE_INK[shown && shown.colour] || "#c0c"}` }));
+      if (shown && /^field/.test(shown.feature)) m.append(node("svg:text", { x: x0 + r, y: y0 + r * 1.35, "font-size": r, "text-anchor": "middle", class: "lying", text: "F" }));
     } else {
       if (tiles && !item.image && shown) {
         const pic = node("svg:svg", { x: x0, y: y0, width: w, height: h, viewBox: "0 0 24 24" });
@@ -344,15 +345,17 @@ function drawMarks() {
           m.append(node("svg:text", { x: x0 + w / 2, y: y0 + h / 2 + fs / 3, "font-size": fs * 1.4, class: "plus", "text-anchor": "middle", text: el.read ? `${el.read.tile}?` : "+" }));
         }
       } else if (el.kind === "space") {
+        // at the foot of the space, small: the pieces in the photo stay visible
         const lines = spaceLines(shown);
-        const fs = Math.min(h / (lines.length + 1.5), w / 7);
-        lines.forEach((line, i) => m.append(node("svg:text", { x: x0 + w / 2, y: y0 + h / 2 + (i - (lines.length - 1) / 2) * fs * 1.15 + fs / 3, "font-size": fs, "text-anchor": "middle", class: "label", text: line })));
+        const fs = Math.min(h / 7, w / 10);
+        lines.forEach((line, i) => m.append(node("svg:text", { x: x0 + w / 2, y: y1 - fs * 0.5 - (lines.length - 1 - i) * fs * 1.2, "font-size": fs, "text-anchor": "middle", class: "label", text: line })));
       } else if (el.kind === "house") {
         const fs = h * 0.6;
         m.append(node("svg:text", { x: x0 + fs * 0.4, y: y0 + h / 2 + fs / 3, "font-size": fs, class: "label", text: `house: ${show(shown)}` }));
       } else if (el.kind === "round-farm" || el.kind === "round-score") {
-        const fs = Math.min(h * 0.5, w * 0.6);
-        m.append(node("svg:text", { x: x0 + w / 2, y: y0 + h / 2 + fs / 3, "font-size": fs, "text-anchor": "middle", class: "label", text: shown === null ? "–" : String(shown) }));
+        // in the box's corner: the handwriting stays visible
+        const fs = Math.min(h * 0.28, w * 0.4);
+        m.append(node("svg:text", { x: x0 + fs * 0.25, y: y0 + fs, "font-size": fs, class: "tag", text: shown === null ? "–" : String(shown) }));
       }
     }
     m.addEventListener("click", () => select(el.name));
@@ -406,7 +409,7 @@ function numberInput(label, spec, value, set, help) {
     if (spec.max !== undefined) v = Math.min(spec.max, v);
     set(v);
   };
-  const row = node("div", { class: "field number" },
+  const row = node("div", { class: "field number", "data-field": label },
     node("label", { for: id, title: help, text: label }),
     button("−", () => step(-1), "step", `${label} − 1`), input, button("+", () => step(1), "step", `${label} + 1`));
   if (spec.blank) row.append(button("blank", () => set(null), value === null ? "on" : "", `${label}: blank`));
@@ -448,7 +451,7 @@ function editorFor(spec, value, pick) {
         box.append(numberInput(sub.label || name, sub, obj[name] === undefined ? 0 : obj[name], put, sub.help));
       } else if (sub.type === "choice") {
         const options = sub.options.filter((o) => o.value !== null);
-        box.append(node("div", { class: "field" }, node("span", { class: "name", title: sub.help, text: sub.label || name }),
+        box.append(node("div", { class: "field", "data-field": name }, node("span", { class: "name", title: sub.help, text: sub.label || name }),
           choiceButtons({ ...sub, options }, obj[name] === undefined ? options[0].value : obj[name], put)));
       }
     }
