@@ -16,8 +16,15 @@ const ui = {
   edge: null,         // first arrow of an Avenue road
   checked: new Set(), // elements accepted or corrected on this page
   colour: null,       // the colour of the last meeple edited: a new meeple takes it
-  busy: false,
+  chain: Promise.resolve(), // changes run one after another, each on the board as the last left it
 };
+
+// Run a change after the ones before it: it reads the board's value when it runs, never a
+// value captured when its button was drawn.
+function act(fn) {
+  ui.chain = ui.chain.then(fn).catch((e) => status(e.message, true));
+  return ui.chain;
+}
 
 // ---------------------------------------------------------------- server
 
@@ -195,7 +202,7 @@ function node(tag, attrs, ...children) {
 }
 
 function button(label, onclick, cls, title) {
-  return node("button", { type: "button", class: cls, title, onclick }, label);
+  return node("button", { type: "button", class: cls, title, onclick: () => act(onclick) }, label);
 }
 
 // ---------------------------------------------------------------- Carcassonne tile pictures
@@ -393,21 +400,23 @@ function segmentIcon(seg) {
   return svg;
 }
 
-// A labelled number input with − and + buttons; `set` gets the new value (null for blank).
-function numberInput(label, spec, value, set, help) {
+// A labelled number input with − and + buttons; `get` gives the value now, `set` takes a new
+// one (null for blank).
+function numberInput(label, spec, get, set, help) {
   const id = `n-${Math.random().toString(36).slice(2)}`;
+  const value = get();
   const input = node("input", { type: "number", id, inputmode: "numeric", min: spec.min, max: spec.max, value: value === null || value === undefined ? "" : value });
   const read = () => (input.value === "" ? (spec.blank ? null : spec.min === undefined ? 0 : spec.min) : Math.trunc(Number(input.value)));
-  input.addEventListener("change", () => set(read()));
+  input.addEventListener("change", () => act(() => set(read())));
   input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); set(read()); }
+    if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); act(() => set(read())); }
   });
   const step = (d) => {
-    const base = value === null || value === undefined ? 0 : value;
-    let v = base + d;
+    const now = get();
+    let v = (now === null || now === undefined ? 0 : now) + d;
     if (spec.min !== undefined) v = Math.max(spec.min, v);
     if (spec.max !== undefined) v = Math.min(spec.max, v);
-    set(v);
+    return set(v);
   };
   const row = node("div", { class: "field number", "data-field": label },
     node("label", { for: id, title: help, text: label }),
@@ -430,12 +439,12 @@ function choiceButtons(spec, value, pick) {
 // The editor of a plain value: choice, number, text, object (an Agricola space), or JSON.
 function editorFor(spec, value, pick) {
   if (spec.type === "choice") return choiceButtons(spec, value, pick);
-  if (spec.type === "number") return numberInput("value", spec, value, pick);
+  if (spec.type === "number") return numberInput("value", spec, () => (ui.pending !== undefined ? ui.pending : element(ui.selected).value), pick);
   if (spec.type === "text") {
     const input = node("input", { type: "text", value: value === null || value === undefined ? "" : value, "aria-label": "value" });
     const go = () => pick(input.value === "" && spec.blank ? null : input.value);
-    input.addEventListener("change", go);
-    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); go(); } });
+    input.addEventListener("change", () => act(go));
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); act(go); } });
     return node("div", { class: "field" }, input);
   }
   if (spec.type === "object") {
@@ -443,12 +452,10 @@ function editorFor(spec, value, pick) {
     const box = node("div", { class: "fields" });
     const obj = value && typeof value === "object" ? value : {};
     for (const [name, sub] of Object.entries(spec.fields)) {
-      const put = (v) => {
-        const now = ui.pending !== undefined ? ui.pending : element(ui.selected).value;
-        pick({ ...(now || {}), [name]: v });
-      };
+      const now = () => (ui.pending !== undefined ? ui.pending : element(ui.selected).value) || {};
+      const put = (v) => pick({ ...now(), [name]: v });
       if (sub.type === "number") {
-        box.append(numberInput(sub.label || name, sub, obj[name] === undefined ? 0 : obj[name], put, sub.help));
+        box.append(numberInput(sub.label || name, sub, () => (now()[name] === undefined ? 0 : now()[name]), put, sub.help));
       } else if (sub.type === "choice") {
         const options = sub.options.filter((o) => o.value !== null);
         box.append(node("div", { class: "field", "data-field": name }, node("span", { class: "name", title: sub.help, text: sub.label || name }),
@@ -483,17 +490,19 @@ function tileEditor(el) {
   const types = Object.keys(ui.item.catalogue.tiles).sort();
   const turn = (d) => {
     const v = current();
-    if (!v) return;
-    commit({ ...v, rotation: ((v.rotation || 0) + d + 360) % 360 });
+    if (!v) return null;
+    return commit({ ...v, rotation: ((v.rotation || 0) + d + 360) % 360 });
   };
   if (value) {
     const big = tilePicture(value.tile, value.rotation, -1, "tile-big");
     big.addEventListener("click", (e) => {
       const r = big.getBoundingClientRect();
-      const v = current();
-      const part = partAt(v.tile, v.rotation, (e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height);
-      if (part < 0) return;
-      addMeeple(x, y, ui.item.catalogue.tiles[v.tile].refs[String(v.rotation || 0)][part]);
+      const [u, w] = [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height];
+      act(() => {
+        const v = tileAt(x, y);
+        const part = v ? partAt(v.tile, v.rotation, u, w) : -1;
+        if (part >= 0) return addMeeple(x, y, ui.item.catalogue.tiles[v.tile].refs[String(v.rotation || 0)][part]);
+      });
     });
     box.append(node("div", { class: "tile-now" }, big,
       node("div", { class: "turn" },
@@ -527,7 +536,7 @@ function addMeeple(x, y, feature) {
   const colours = ui.item.editors.meeple.colours;
   const colour = ui.colour || Object.keys(ui.item.fields.track || {})[0] || colours[0];
   const name = `meeple:${n}`;
-  commitElement(name, { colour, kind: "follower", x, y, feature }).then((ok) => { if (ok) select(name); });
+  return commitElement(name, { colour, kind: "follower", x, y, feature }).then((ok) => { if (ok) select(name); });
 }
 
 function meepleEditor(el) {
@@ -537,7 +546,7 @@ function meepleEditor(el) {
   const put = (change) => {
     const now = element(ui.selected).value;
     if (change.colour) ui.colour = change.colour;
-    commit({ ...now, ...change });
+    return commit({ ...now, ...change });
   };
   const colours = [...new Set([...ui.item.editors.meeple.colours, ...Object.keys(ui.item.fields.track || {}), value.colour])];
   box.append(node("div", { class: "field" }, node("span", { class: "name", text: "colour" }),
@@ -701,23 +710,23 @@ function renderFields() {
     const group = node("fieldset", { class: "off-board", "data-field": name }, node("legend", { title: spec.help, text: label }));
     const now = () => ui.item.fields[name];
     if (spec.type === "number") {
-      group.append(numberInput(label, spec, value, (v) => commitField(name, v), spec.help));
+      group.append(numberInput(label, spec, now, (v) => commitField(name, v), spec.help));
     } else if (spec.type === "object") {
       for (const [key, sub] of Object.entries(spec.fields)) {
-        group.append(numberInput(sub.label || key, sub, (value || {})[key] === undefined ? 0 : value[key],
+        group.append(numberInput(sub.label || key, sub, () => (now() || {})[key] || 0,
           (v) => commitField(name, { ...(now() || {}), [key]: v }), sub.help));
       }
     } else if (spec.type === "map") {
       const players = ui.item.elements.filter((e) => e.kind === "meeple" && e.value).map((e) => e.value.colour);
       const colours = [...new Set([...Object.keys(value || {}), ...players])];
       for (const key of colours) {
-        group.append(numberInput(key, spec.values, (value || {})[key] === undefined ? 0 : value[key],
+        group.append(numberInput(key, spec.values, () => (now() || {})[key] || 0,
           (v) => commitField(name, { ...(now() || {}), [key]: v })));
       }
       const others = (ui.item.editors.meeple ? ui.item.editors.meeple.colours : []).filter((c) => !colours.includes(c));
       if (others.length) {
         const pick = node("select", { "aria-label": `add a colour to ${label}` }, new Option("add a colour…", ""), ...others.map((c) => new Option(c, c)));
-        pick.addEventListener("change", () => pick.value && commitField(name, { ...(now() || {}), [pick.value]: 0 }));
+        pick.addEventListener("change", () => pick.value && act(() => commitField(name, { ...(now() || {}), [pick.value]: 0 })));
         group.append(node("div", { class: "field" }, pick));
       }
     } else {
@@ -923,7 +932,7 @@ document.addEventListener("keydown", async (e) => {
   if (e.key === "Enter") {
     if (e.target.closest && e.target.closest("button")) return;   // a focused button clicks
     e.preventDefault();
-    return accept();
+    return act(accept);
   }
   if (e.key === "[" || e.key === "]") {
     const i = ui.boards.findIndex((b) => b.id === ui.id) + (e.key === "]" ? 1 : -1);
