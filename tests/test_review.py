@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import shutil
 from pathlib import Path
 
 import cv2
@@ -396,44 +395,7 @@ def test_no_display_means_no_browser(monkeypatch):
     assert review.has_display() is (not sys.platform.startswith("linux"))
 
 
-# ---------------------------------------------------------------------------
-# In a real browser: fix a flagged element with the keyboard, see the total change, save.
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
-def test_in_headless_chromium(server, photo, sheet):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(server.url)
-            page.wait_for_selector("#overlay g.el")
-            assert page.inner_text("#editor-title") == "cell:0,6"       # the first flagged element
-            before = page.inner_text("#total")
-            page.keyboard.press("ArrowDown")                            # the road joins S ...
-            page.keyboard.press("ArrowLeft")                            # ... and W: SW
-            page.keyboard.press("Enter")
-            expect = sync_api.expect
-            expect(page.locator("#total")).to_have_text(str(avenue.score(avenue.from_dict(
-                set_element(avenue.to_dict(sheet), "round:2:score", 9))).total))
-            assert page.inner_text("#total") != before
-            page.keyboard.press("Enter")                                # accept round:2:farm
-            page.keyboard.press("6")                                    # round:2:score is 6
-            page.keyboard.press("Enter")
-            expect(page.locator("#total")).to_have_text(str(avenue.score(sheet).total))
-            page.click("#save")
-            expect(page.locator("#status")).to_contain_text("saved")
-            assert errors == []
-        finally:
-            browser.close()
-    saved = json.loads(review.saved_path(photo).read_text())
-    assert saved["state"] == avenue.to_dict(sheet)
-    assert [c["element"] for c in saved["corrections"]] == ["cell:0,6", "round:2:score"]
+# In a real browser: tests/test_review_browser.py.
 
 
 # ---------------------------------------------------------------------------

@@ -1629,6 +1629,8 @@ def cmd_review(args) -> int:
 
     if args.db and args.photos:
         raise UserError(None, "give photos or --db, not both")
+    if not 0 <= args.port <= 65535:
+        raise UserError("--port", f"{args.port} is not a port number (0-65535)")
     if args.db:
         from vision.store import Store
 
