@@ -341,3 +341,30 @@ def test_phone_layout(tmp_path, serve, open_page):
                                       "ns => ns.map((n) => [n.getBoundingClientRect().width, n.getBoundingClientRect().height])")
     assert sizes and min(min(w, h) for w, h in sizes) >= 44
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+# ---------------------------------------------------------------------------
+# A 72-tile layout: the page is interactive at once, and an edit comes back rescored quickly.
+
+def test_a_72_tile_layout_is_quick(serve, open_page):
+    import random
+
+    rng = random.Random(3)
+    layout = carcassonne.random_meeples(rng, carcassonne.random_layout(rng, 72), ("red", "blue", "green", "yellow"))
+    data = carcassonne.to_dict(layout)
+    board = review.Review("carcassonne", data, rectified=blank_picture("carcassonne", data),
+                          frame=review.LayoutFrame(min(t["x"] for t in data["tiles"]), min(t["y"] for t in data["tiles"]),
+                                                   96.0, 96.0, 48.0, 48.0))
+    page = open_page(serve(board).url)
+    ready_ms = page.evaluate("performance.now()")            # since the page was asked for
+    assert page.locator("#marks g.el.tile:not(.free)").count() == 72
+    name = "tile:%d,%d" % (data["tiles"][5]["x"], data["tiles"][5]["y"])
+    edit_ms = page.evaluate("""async (name) => {
+        select(name);
+        const t = performance.now();
+        await act(() => commit({ ...element(name).value, rotation: (element(name).value.rotation + 90) % 360 }));
+        return performance.now() - t; }""", name)
+    assert len(board.history) == 1
+    print(f"72 tiles: interactive after {ready_ms:.0f} ms, an edit rescored and drawn in {edit_ms:.0f} ms")
+    # the targets are 1 s and 200 ms; the bounds here leave room for a loaded CI machine
+    assert ready_ms < 5000 and edit_ms < 2000

@@ -842,6 +842,7 @@ class Review:
             if old == value:
                 return self.view()
             self.data = self.module.to_dict(state)
+            self._state = (self.data, state)
             self.history.append({**entry, "old": old, "new": value,
                                  "time": datetime.now(timezone.utc).isoformat(timespec="seconds")})
             self.dirty = True
@@ -891,8 +892,17 @@ class Review:
 
     # -- what the page shows
 
+    def state(self):
+        """The rules module's state of ``data`` (kept while ``data`` is the same object: every
+        change replaces it, none changes it in place)."""
+        cached = getattr(self, "_state", None)
+        if cached is None or cached[0] is not self.data:
+            cached = (self.data, self.module.from_dict(self.data))
+            self._state = cached
+        return cached[1]
+
     def card(self):
-        return self.module.score(self.module.from_dict(self.data))
+        return self.module.score(self.state())
 
     def current_boxes(self) -> dict[str, Box]:
         """Where each element lies now: fixed boxes, or (Carcassonne) the layout's squares and
@@ -917,7 +927,7 @@ class Review:
         return [round(x0, 1), round(y0, 1), round(x1 - x0, 1), round(y1 - y0, 1)]
 
     def view(self) -> dict:
-        state = self.module.from_dict(self.data)
+        state = self.state()
         card = self.module.score(state)
         current = elements(self.data)
         read = self.read_elements()
