@@ -54,6 +54,7 @@ def open_page(browser):
         page.set_default_timeout(10_000)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)   # CSP refusals too
         page.errors = errors
         page.goto(url)
         page.wait_for_selector("#marks g.el")

@@ -194,6 +194,7 @@ function node(tag, attrs, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") n.setAttribute("class", v);
     else if (k === "text") n.textContent = v;
+    else if (k === "style") Object.assign(n.style, v);       // CSSOM: allowed by the page's CSP
     else if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
     else n.setAttribute(k, v);
   }
@@ -331,7 +332,7 @@ function drawMarks() {
     m.append(node("svg:title", { text: `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}` }));
     if (el.kind === "meeple") {
       const r = w / 2;
-      m.append(node("svg:circle", { cx: x0 + r, cy: y0 + r, r: r * 0.8, class: "hit", style: `fill: ${MEEPLE_INK[shown && shown.colour] || "#c0c"}` }));
+      m.append(node("svg:circle", { cx: x0 + r, cy: y0 + r, r: r * 0.8, class: "hit", style: { fill: MEEPLE_INK[shown && shown.colour] || "#c0c" } }));
       if (shown && /^field/.test(shown.feature)) m.append(node("svg:text", { x: x0 + r, y: y0 + r * 1.35, "font-size": r, "text-anchor": "middle", class: "lying", text: "F" }));
     } else {
       if (tiles && !item.image && shown) {
