@@ -1223,6 +1223,11 @@ def store_boards(store, read: Callable | None = None, who: str | None = None) ->
     page opens it; where the photo is no longer there, its elements are
     drawn on a blank board.
     """
+    return store_boards_of(store.flagged(), store, read, who)
+
+
+def store_boards_of(records, store, read: Callable | None = None, who: str | None = None) -> list[Board]:
+    """Boards to open, one per stored record (read ones)."""
     def opener(record):
         def open_() -> StoredReview:
             reading = None
@@ -1237,11 +1242,11 @@ def store_boards(store, read: Callable | None = None, who: str | None = None) ->
             rectified = reading.rectified if reading is not None else None
             boxes = element_boxes(record.game, reading) if reading is not None else {}
             frame = layout_frame(reading) if reading is not None and record.game == "carcassonne" else None
-            return StoredReview(store, record, rectified, boxes, who, frame)
+            return StoredReview(store, store.reading(record.hash), rectified, boxes, who, frame)
         return open_
 
     boards = []
-    for record in store.flagged():
+    for record in records:
         label = " ".join(str(x) for x in (record.player, f"table {record.table}" if record.table else None,
                                           f"round {record.round}" if record.round else None) if x)
         name = f"{Path(record.path).name}" + (f" ({label})" if label else "")
@@ -1359,16 +1364,17 @@ class ReviewServer(ThreadingHTTPServer):
 
     daemon_threads = True
     request_queue_size = PARAMS.listen_backlog
+    handler_class: type = None            # ReviewHandler, set below
 
     def __init__(self, boards: list, port: int = 0, corrections: str | Path | None = None,
-                 params: ReviewParams = PARAMS):
+                 params: ReviewParams = PARAMS, host: str = "127.0.0.1"):
         self.boards = [b if isinstance(b, Board) else Board.of(b) for b in boards]
         self.corrections = corrections
         self.params = params
         self.request_queue_size = params.listen_backlog
         self.token = secrets.token_urlsafe(24)
         self.edit_lock = threading.Lock()
-        super().__init__(("127.0.0.1", port), ReviewHandler)
+        super().__init__((host, port), self.handler_class)
 
     @property
     def url(self) -> str:
@@ -1516,7 +1522,8 @@ class ReviewHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return self._error(HTTPStatus.NOT_FOUND, "no such page")
         origin = self.headers.get("Origin")
-        if origin is not None and origin.rstrip("/") not in {f"http://{h}" for h in self.server.allowed_hosts()}:
+        hosts = self.server.allowed_hosts() or {self.headers.get("Host", "")}
+        if origin is not None and origin.rstrip("/") not in {f"http://{h}" for h in hosts}:
             self.close_connection = True
             return self._error(HTTPStatus.FORBIDDEN, "cross-origin requests are refused")
         if not hmac.compare_digest(self.headers.get("X-Scorelens-Token", "").encode(), self.server.token.encode()):
@@ -1572,6 +1579,9 @@ class ReviewHandler(BaseHTTPRequestHandler):
         except Exception as e:      # a bug must answer too, never drop the connection
             return self._error(HTTPStatus.UNPROCESSABLE_ENTITY, f"cannot apply this change ({type(e).__name__}: {e})")
         self._json(HTTPStatus.OK, view)
+
+
+ReviewServer.handler_class = ReviewHandler
 
 
 def start_server(boards: list, port: int = 0, **kw) -> tuple[ReviewServer, threading.Thread]:

@@ -29,10 +29,9 @@ function act(fn) {
 // ---------------------------------------------------------------- server
 
 async function api(method, url, body) {
-  const options = { method, headers: {} };
+  const options = { method, headers: { "X-Scorelens-Token": TOKEN } };
   if (method === "POST") {
     options.headers["Content-Type"] = "application/json";
-    options.headers["X-Scorelens-Token"] = TOKEN;
     options.body = JSON.stringify(body || {});
   }
   const response = await fetch(url, options);
@@ -48,7 +47,9 @@ function status(text, error) {
 
 async function loadBoards() {
   await refreshBoards();
-  if (ui.boards.length) await showBoard(ui.boards[0].id);
+  const asked = /board=(\d+)/.exec(location.hash);          // review?t=...#board=N opens board N
+  const first = asked && ui.boards.find((b) => b.id === Number(asked[1]));
+  if (ui.boards.length) await showBoard((first || ui.boards[0]).id);
 }
 
 async function showBoard(id) {
@@ -293,7 +294,7 @@ function setImage() {
   svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   svg.replaceChildren();
   if (item.image) {
-    svg.append(node("svg:image", { href: item.image.url, x: 0, y: 0, width: item.image.width, height: item.image.height }));
+    svg.append(node("svg:image", { href: `${item.image.url}?t=${encodeURIComponent(TOKEN)}`, x: 0, y: 0, width: item.image.width, height: item.image.height }));
   } else {
     svg.append(node("svg:rect", { x, y, width: w, height: h, class: "blank" }));
   }
