@@ -513,3 +513,31 @@ def test_real_reading_reviewed_and_read_again(tmp_path, monkeypatch):
     assert avenue.to_dict(later.state) == truth and later.flags == []
     assert later.card.total == avenue.score(avenue.from_dict(truth)).total
     assert read_photo(photo, "avenue", use_saved=False).rectified.shape == board.rectified.shape
+
+
+def test_store_review_of_carcassonne_meeples_added_and_taken_off(tmp_path):
+    """A meeple added or taken off renumbers the others: the store keeps the whole list, and the
+    page's state is the store's after every change and undo."""
+    from vision.store import Photo, Store
+
+    module = scoring.game_module("carcassonne")
+    data = module.to_dict(module.from_dict(json.loads((SAMPLES / "carcassonne-1.json").read_text())))
+    state = module.from_dict(data)
+    store = Store(tmp_path / "results.sqlite")
+    reading = {"game": "carcassonne", "source": "t.jpg", "state": data, "text": "", "flags": ["meeple:1"],
+               "confidences": {"meeple:1": 0.5, "meeple:2": 0.6}, "findings": [],
+               "score": module.score(state).to_dict(), "corners": None, "timings_ms": {}}
+    store.add(Photo(path=str(tmp_path / "t.jpg"), hash="ef" * 32, game="carcassonne"), reading=reading)
+    board = review.store_boards(store, who="judge")[0].review()
+    assert board.queue() == ["meeple:1", "meeple:2"]
+    board.edit("meeple:0", None)                                   # taken off: meeple:1 is now meeple:0
+    assert board.queue() == ["meeple:0", "meeple:1"]
+    assert store.reading("ef" * 32).state["meeples"] == data["meeples"][1:] == board.data["meeples"]
+    added = {"colour": "green", "kind": "follower", "x": 0, "y": 0, "feature": "road:E"}
+    view = board.edit(f"meeple:{len(board.data['meeples'])}", added)
+    assert store.reading("ef" * 32).state["meeples"][-1] == added
+    assert {e["name"]: e["read"] for e in view["elements"]}[f"meeple:{len(data['meeples']) - 1}"] is None
+    board.undo()
+    board.undo()
+    assert store.reading("ef" * 32).state == data == board.data
+    assert [c.element for c in store.corrections("ef" * 32)] == ["meeples"] * 4

@@ -369,3 +369,51 @@ def test_a_72_tile_layout_is_quick(serve, open_page):
     print(f"72 tiles: interactive after {ready_ms:.0f} ms, an edit rescored and drawn in {edit_ms:.0f} ms")
     # the targets are 1 s and 200 ms; the bounds here leave room for a loaded CI machine
     assert ready_ms < 5000 and edit_ms < 2000
+
+
+# ---------------------------------------------------------------------------
+# scorelens serve on a phone: send a photo, see the score, open its review, fix the flag.
+
+def test_serve_on_a_phone(tmp_path, browser):
+    import threading
+
+    import cv2
+
+    from vision import serve
+    from vision.store import Store
+
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    reader = stand_in("avenue", truth, {"cell:0,6": "EW"}, ["cell:0,6"])
+    store = Store(tmp_path / "results.sqlite")
+    srv = serve.ServeServer(store, "avenue", tmp_path / "uploads", reader=reader)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    photo = tmp_path / "IMG_1.jpg"
+    cv2.imwrite(str(photo), np.full((480, 640, 3), 200, np.uint8))
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto(srv.url)
+        page.set_input_files("#photo", str(photo))
+        page.fill("#player", "Ann")
+        page.fill("#table", "2")
+        page.click("#send-button")
+        page.wait_for_selector("#result a")
+        card = avenue.score(avenue.from_dict(set_element(truth, "cell:0,6", "EW")))
+        assert page.inner_text("#status") == f"Score: {card.total}"
+        page.wait_for_selector("#standings td:has-text('Ann')")
+        page.click("#result a")                                   # the review page of this board
+        page.wait_for_selector("#marks g.el")
+        assert page.inner_text("#editor-title") == "cell:0,6"
+        page.keyboard.press(str(avenue.SEGMENTS.index(truth["roads"][0][6]) + 1))
+        page.keyboard.press("Enter")
+        page.wait_for_selector('#marks g[data-name="cell:0,6"].fixed')
+        record = store.records()[0]
+        assert record.state["roads"][0][6] == truth["roads"][0][6] and record.player == "Ann" and record.table == 2
+        assert page.inner_text("#total") == str(avenue.score(avenue.from_dict(truth)).total) == str(record.total)
+        assert errors == []
+    finally:
+        page.close()
+        srv.shutdown()
+        srv.server_close()
