@@ -541,3 +541,40 @@ def test_store_review_of_carcassonne_meeples_added_and_taken_off(tmp_path):
     board.undo()
     assert store.reading("ef" * 32).state == data == board.data
     assert [c.element for c in store.corrections("ef" * 32)] == ["meeples"] * 4
+
+
+def test_a_photo_the_batch_could_not_read_is_entered_by_hand(tmp_path):
+    """An error row of the store is in the review queue; its board (or its total) is entered by
+    hand, stored as batch stores a reading, each change in the audit trail, and the export's row
+    is corrected and still says why it was entered by hand."""
+    from vision.batch import photo_rows
+    from vision.store import Photo, Store
+
+    store = Store(tmp_path / "results.sqlite")
+    store.add(Photo(path=str(tmp_path / "T1_R1_Ann.jpg"), hash="a1" * 32, game="avenue", player="Ann", table=1,
+                    round=1), error="T1_R1_Ann.jpg: no Avenue sheet found")
+    store.add(Photo(path=str(tmp_path / "T1_R1_Bob.jpg"), hash="b2" * 32, game="avenue", player="Bob", table=1,
+                    round=1), error="T1_R1_Bob.jpg: truncated JPEG")
+    boards = review.store_boards(store, who="judge")
+    assert [b.name for b in boards] == ["T1_R1_Ann.jpg (Ann table 1) — not read", "T1_R1_Bob.jpg (Bob table 1) — not read"]
+    ann = boards[0].review()
+    assert ann.error == "T1_R1_Ann.jpg: no Avenue sheet found" and "total_by_hand" in ann.view()["fields"]
+    ann.edit("cell:0,0", "NS")
+    ann.edit("round:0:farm", "A")
+    ann.edit("round:0:score", 4)
+    assert ann.dirty
+    ann.save()
+    record = store.reading("a1" * 32)
+    module = scoring.game_module("avenue")
+    assert record.status == "read" and record.state == ann.data and record.total == module.score(
+        module.from_dict(ann.data)).total
+    assert [(c.element, c.new_value, c.who) for c in store.corrections("a1" * 32)] == [
+        ("cell:0,0", "NS", "judge"), ("round:0:farm", "A", "judge"), ("round:0:score", 4, "judge")]
+    bob = boards[1].review()
+    bob.edit(field_name="total_by_hand", value=37)
+    bob.save()
+    rows = {r["player"]: r for r in photo_rows(store.records())}
+    assert rows["Bob"]["total"] == 37 and rows["Bob"]["status"] == "read" and rows["Bob"]["categories"] == {
+        "entered by hand": 37}
+    assert rows["Ann"]["corrected"] and rows["Ann"]["error"] == "T1_R1_Ann.jpg: no Avenue sheet found"
+    assert review.store_boards(store) == []

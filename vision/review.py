@@ -1216,14 +1216,70 @@ class Board:
             return self._review
 
 
+class EnteredReview(Review):
+    """A photo of a results store that could not be read (an error row): its board, or its
+    total, is entered by hand on a blank board. Saving stores it as batch mode stores a
+    reading (:meth:`vision.store.Store.add` replaces the error row), then writes each change to
+    the audit trail (:meth:`vision.store.Store.correct`, by ``who``); a total entered by hand
+    is stored as a card of one line, ``entered by hand``. The row keeps its error message,
+    which says why the board was entered by hand."""
+
+    def __init__(self, store, record, who: str | None = None):
+        super().__init__(record.game, blank_state(record.game), photo=Path(record.path),
+                         error=record.error or "the photo could not be read")
+        self.store, self.record, self.who = store, record, who
+
+    def save(self, corrections: str | Path | None = None) -> dict:
+        from vision.store import Photo
+
+        with self.lock:
+            module, r = self.module, self.record
+            blank = module.to_dict(module.from_dict(blank_state(self.game)))
+            by_hand = self.by_hand is not None
+            state = module.from_dict(self.data if by_hand else blank)
+            card = module.score(state).to_dict()
+            if by_hand:
+                card = {"game": self.game, "lines": [{"category": "entered by hand", "count": None,
+                                                      "points": self.by_hand}], "total": self.by_hand}
+                if isinstance(self.by_hand, dict):
+                    card = {"game": self.game, "players": {c: {"lines": [{"category": "entered by hand",
+                            "count": None, "points": t}], "total": t} for c, t in self.by_hand.items()},
+                            "totals": dict(self.by_hand)}
+            reading = {"game": self.game, "source": r.path, "state": module.to_dict(state),
+                       "text": module.to_text(state), "confidences": {}, "flags": [], "findings": [],
+                       "score": card, "corners": None, "timings_ms": {}}
+            photo = Photo(r.path, r.hash, r.game, r.player, r.table, r.round, r.side)
+            if not self.store.add(photo, reading=reading):
+                raise UserError(r.path, "is no longer an error row of the store (read again meanwhile?)")
+            if not by_hand:                        # the board by hand: each change in the audit trail
+                for name, value in elements(self.data).items():
+                    if value != elements(blank).get(name):
+                        self.store.correct(r.hash, name, value, self.who)
+                for name in OFF_BOARD.get(self.game, ()):
+                    if name in self.data and self.data.get(name) != blank.get(name):
+                        self.store.correct(r.hash, None, self.data[name], self.who, field=name)
+            self.store.mark_reviewed(r.hash)
+            self.saved = f"{self.store.path} (entered by hand)"
+            self.dirty = False
+            return {"path": self.store.path, "crops": 0, "corrected": len(self.history)}
+
+
 def store_boards(store, read: Callable | None = None, who: str | None = None) -> list[Board]:
-    """The review queue of a results store, most doubtful first, as boards to open.
+    """The review queue of a results store, most doubtful first, as boards to open; then the
+    photos that could not be read, to enter by hand (:class:`EnteredReview`).
 
     A board's rectified image comes from reading its photo again when the
     page opens it; where the photo is no longer there, its elements are
     drawn on a blank board.
     """
-    return store_boards_of(store.flagged(), store, read, who)
+    boards = store_boards_of(store.flagged(), store, read, who)
+    for record in store.records("error"):
+        if record.game not in GAME_HINTS:
+            continue
+        label = " ".join(str(x) for x in (record.player, f"table {record.table}" if record.table else None) if x)
+        name = f"{Path(record.path).name}" + (f" ({label})" if label else "") + " — not read"
+        boards.append(Board(name, record.game, 0, (lambda rec: lambda: EnteredReview(store, rec, who))(record)))
+    return boards
 
 
 def store_boards_of(records, store, read: Callable | None = None, who: str | None = None) -> list[Board]:
