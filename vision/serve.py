@@ -25,7 +25,6 @@ import hashlib
 import hmac
 import io
 import re
-import secrets
 import socket
 import threading
 from dataclasses import dataclass, replace
