@@ -97,6 +97,12 @@ def cmd_template(args) -> int:
 # ---------------------------------------------------------------------------
 # scorelens review, scorelens learn: the work is in vision/review.py and vision/learn.py
 
+def cmd_serve(args) -> int:
+    from vision import serve
+
+    return serve.cmd_serve(args)
+
+
 def cmd_review(args) -> int:
     from vision import review
 
@@ -277,6 +283,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where corrected crops go (default: $SCORELENS_HOME/corrections, "
                         "~/.local/share/scorelens/corrections)")
     p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("serve", help="let players send photos of their boards from their phones",
+                       description="Serve a page where players send a photo of their board from a phone and "
+                                   "see its score; each photo is read and stored in the results store as "
+                                   "scorelens batch stores it, and the standings update as photos arrive. "
+                                   "Listens on 127.0.0.1 unless --lan; the address carries a random token.")
+    p.add_argument("--db", required=True, metavar="FILE", help="the results store (created if missing)")
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
+                   help="the game of the photos (default: avenue)")
+    p.add_argument("--lan", action="store_true", help="listen on the local network (phones), not only 127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--max-mb", type=int, default=25, metavar="N", help="largest photo taken, in MiB (default 25)")
+    p.add_argument("--max-megapixels", type=int, default=60, metavar="N",
+                   help="most pixels a photo may have, in millions (default 60)")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("learn", help="adapt the readers to the corrections saved on the review page",
                        description="Fit the classifiers' last step to the crops saved by scorelens review, "

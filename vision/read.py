@@ -21,6 +21,7 @@ no-such-photo.jpg: no such file
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import time
@@ -207,6 +208,13 @@ def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: s
     else:
         source = str(photo)
         decoded = photo_stage.read_photo_file(photo)
+        if "side" not in options and "side" in inspect.signature(READERS[game]).parameters:
+            # the off-board values beside the photo (PHOTO.side.json), as batch mode passes them:
+            # read, batch, review and bench then build a reading the same way
+            from vision.batch import read_side
+            side = read_side(Path(photo))
+            if side is not None:
+                options["side"] = side
     clock.lap("decode")
     reading = READERS[game](decoded.image, source, clock, **options)
     # corners in the file's own pixels (a large JPEG is decoded reduced)

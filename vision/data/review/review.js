@@ -7,23 +7,31 @@ const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
 const ui = {
-  boards: [],        // summaries from /api/items
-  id: null,          // the board shown
-  item: null,        // its view from the server
-  selected: null,    // element name
-  pending: undefined, // a value chosen but not yet sent (Enter sends it)
-  typed: "",         // digits typed for a number
-  edge: null,        // first arrow of an Avenue road
+  boards: [],         // summaries from /api/items
+  id: null,           // the board shown
+  item: null,         // its view from the server
+  selected: null,     // element name
+  pending: undefined, // a value chosen with the keyboard, not yet sent (Enter sends it)
+  typed: "",          // digits typed for a number
+  edge: null,         // first arrow of an Avenue road
   checked: new Set(), // elements accepted or corrected on this page
+  colour: null,       // the colour of the last meeple edited: a new meeple takes it
+  chain: Promise.resolve(), // changes run one after another, each on the board as the last left it
 };
+
+// Run a change after the ones before it: it reads the board's value when it runs, never a
+// value captured when its button was drawn.
+function act(fn) {
+  ui.chain = ui.chain.then(fn).catch((e) => status(e.message, true));
+  return ui.chain;
+}
 
 // ---------------------------------------------------------------- server
 
 async function api(method, url, body) {
-  const options = { method, headers: {} };
+  const options = { method, headers: { "X-Scorelens-Token": TOKEN } };
   if (method === "POST") {
     options.headers["Content-Type"] = "application/json";
-    options.headers["X-Scorelens-Token"] = TOKEN;
     options.body = JSON.stringify(body || {});
   }
   const response = await fetch(url, options);
@@ -39,7 +47,9 @@ function status(text, error) {
 
 async function loadBoards() {
   await refreshBoards();
-  if (ui.boards.length) await showBoard(ui.boards[0].id);
+  const asked = /board=(\d+)/.exec(location.hash);          // review?t=...#board=N opens board N
+  const first = asked && ui.boards.find((b) => b.id === Number(asked[1]));
+  if (ui.boards.length) await showBoard((first || ui.boards[0]).id);
 }
 
 async function showBoard(id) {
@@ -49,18 +59,32 @@ async function showBoard(id) {
   ui.selected = null;
   clearPending();
   $("boards").value = String(id);
-  buildBoard();
+  $("error").hidden = !ui.item.error;
+  $("error").textContent = ui.item.error
+    ? `This photo could not be read (${ui.item.error}). Enter its board on the blank board, or its total under "Off the board".`
+    : "";
+  setImage();
   render();
   if (ui.item.queue.length) select(ui.item.queue[0]);
+}
+
+// Apply a view the server answered: the board, and its line in the board list.
+function takeView(view) {
+  const before = $("total").textContent;
+  Object.assign(ui.item, view);
+  const summary = ui.boards.find((b) => b.id === ui.id);
+  if (summary && view.to_check !== undefined) {
+    Object.assign(summary, { to_check: view.to_check, saved: Boolean(view.saved) && !view.unsaved, unsaved: view.unsaved });
+    listBoards();
+  }
+  render();
+  if ($("total").textContent !== before) flash($("total"));
 }
 
 async function send(path, body) {
   try {
     const view = await api("POST", `/api/items/${ui.id}/${path}`, body);
-    const before = $("total").textContent;
-    Object.assign(ui.item, view);
-    render();
-    if ($("total").textContent !== before) flash($("total"));
+    takeView(view);
     return view;
   } catch (e) {
     status(e.message, true);
@@ -68,12 +92,11 @@ async function send(path, body) {
   }
 }
 
-async function commit(value) {
-  const name = ui.selected;
-  if (!name) return false;
+async function commitElement(name, value) {
   const el = element(name);
+  const old = el ? el.value : null;
   clearPending();
-  if (el && JSON.stringify(el.value) === JSON.stringify(value)) {
+  if (same(old, value)) {
     ui.checked.add(name);
     render();
     return true;
@@ -81,9 +104,19 @@ async function commit(value) {
   const view = await send("edit", { element: name, value });
   if (view) {
     ui.checked.add(name);
-    status(`${name}: ${show(el ? el.value : null)} → ${show(value)}`);
+    status(`${name}: ${show(old)} → ${show(value)}`);
     render();
   }
+  return Boolean(view);
+}
+
+const commit = (value) => (ui.selected ? commitElement(ui.selected, value) : Promise.resolve(false));
+
+async function commitField(name, value) {
+  const old = ui.item.fields[name];
+  if (same(old, value)) return true;
+  const view = await send("edit", { field: name, value });
+  if (view) status(`${fieldLabel(name)}: ${show(old)} → ${show(value)}`);
   return Boolean(view);
 }
 
@@ -103,24 +136,48 @@ async function save() {
 
 async function refreshBoards() {
   ui.boards = await api("GET", "/api/items");
-  const select = $("boards");
-  select.replaceChildren(...ui.boards.map((b) => new Option(`${b.name} (${b.to_check} to check)${b.saved ? " ✓ saved" : ""}`, b.id)));
-  select.value = String(ui.id);
+  listBoards();
 }
 
+function listBoards() {
+  const select = $("boards");
+  const label = (b) => `${b.name} · ${b.to_check} to check${b.saved ? " · ✓ saved" : b.unsaved ? " · unsaved" : ""}`;
+  if (select.options.length !== ui.boards.length) {
+    select.replaceChildren(...ui.boards.map((b) => new Option(label(b), b.id)));
+  } else {
+    ui.boards.forEach((b, i) => { select.options[i].textContent = label(b); });
+  }
+  select.value = String(ui.id);
+  const item = ui.item;
+  $("mark").textContent = !item ? "" : item.unsaved ? "● unsaved" : item.saved ? "✓ saved" : "";
+  $("mark").className = item && item.unsaved ? "unsaved" : "saved";
+}
+
+// Leaving the page with edits not saved asks first.
+window.addEventListener("beforeunload", (e) => {
+  if ((ui.item && ui.item.unsaved) || ui.boards.some((b) => b.unsaved)) {
+    e.preventDefault();
+    e.returnValue = "";
+  }
+});
+
 // ---------------------------------------------------------------- values
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
 function show(value) {
   if (value === null || value === undefined) return "–";
   if (typeof value === "boolean") return value ? "on" : "off";
+  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? "" : "s"}`;
   if (typeof value === "object") {
-    return Object.entries(value).filter(([, v]) => v !== null && v !== false && v !== 0)
+    if ("tile" in value) return `${value.tile} ${value.rotation || 0}°`;
+    if ("feature" in value) return `${value.colour} ${value.kind && value.kind !== "follower" ? value.kind + " " : ""}on ${value.feature} of ${value.x},${value.y}`;
+    return Object.entries(value).filter(([, v]) => v !== null && v !== false)
       .map(([k, v]) => (v === true ? k : `${k} ${show(v)}`)).join(", ") || "–";
   }
   return String(value);
 }
-
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 // A value as its editor names it (a fence 1 is "on"), else as show() writes it.
 function showAs(spec, value) {
@@ -129,10 +186,100 @@ function showAs(spec, value) {
 }
 const element = (name) => ui.item.elements.find((e) => e.name === name);
 const specOf = (el) => (el && ui.item.editors[el.kind]) || { type: "json" };
-const current = () => (ui.pending !== undefined ? ui.pending : element(ui.selected).value);
+const current = () => (ui.pending !== undefined ? ui.pending : (element(ui.selected) || {}).value);
+const fieldLabel = (name) => ((ui.item.editors[`field:${name}`] || {}).label) || (name === "total_by_hand" ? "total entered by hand" : name.replace(/_/g, " "));
 
-// An Avenue road segment, drawn in a box: the two edge midpoints, joined
-// straight or through the centre for a curve.
+function node(tag, attrs, ...children) {
+  const n = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") n.setAttribute("class", v);
+    else if (k === "text") n.textContent = v;
+    else if (k === "style") Object.assign(n.style, v);       // CSSOM: allowed by the page's CSP
+    else if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
+    else n.setAttribute(k, v);
+  }
+  n.append(...children.filter((c) => c !== null && c !== undefined));
+  return n;
+}
+
+function button(label, onclick, cls, title) {
+  return node("button", { type: "button", class: cls, title, onclick: () => act(onclick) }, label);
+}
+
+// ---------------------------------------------------------------- Carcassonne tile pictures
+
+const KIND_FILL = { city: "#c8843f", road: "#f6f3e8", field: "#86b84a", cloister: "#b8412c", garden: "#3f8f3a", river: "#5aa6d6" };
+const pictureCache = new Map();
+
+// The parts of a tile type as SVG paths (printed north up, a 24 x 24 grid).
+function tileShapes(type) {
+  if (pictureCache.has(type)) return pictureCache.get(type);
+  const tile = ui.item.catalogue.tiles[type];
+  const rows = tile.map;
+  const paths = {}, sums = {};
+  rows.forEach((row, y) => {
+    let x = 0;
+    while (x < row.length) {
+      const c = row[x];
+      let end = x;
+      while (end < row.length && row[end] === c) end++;
+      (paths[c] = paths[c] || []).push(`M${x},${y}h${end - x}v1h${x - end}z`);
+      const s = (sums[c] = sums[c] || [0, 0, 0]);
+      for (let k = x; k < end; k++) { s[0] += k + 0.5; s[1] += y + 0.5; s[2] += 1; }
+      x = end;
+    }
+  });
+  const shapes = { tile, paths: {}, centre: {} };
+  for (const [c, list] of Object.entries(paths)) {
+    shapes.paths[c] = list.join("");
+    shapes.centre[c] = [sums[c][0] / sums[c][2], sums[c][1] / sums[c][2]];
+  }
+  pictureCache.set(type, shapes);
+  return shapes;
+}
+
+const partChar = (i) => String.fromCharCode(97 + i);
+
+// A tile picture as an SVG group in a 24 x 24 box, turned as it lies; `highlight` a part index.
+function tileGroup(type, rotation, highlight) {
+  const shapes = tileShapes(type);
+  const g = node("svg:g", { transform: `rotate(${rotation || 0} 12 12)` });
+  g.append(node("svg:rect", { x: 0, y: 0, width: 24, height: 24, fill: KIND_FILL.field }));
+  for (const [c, d] of Object.entries(shapes.paths)) {
+    const i = c.charCodeAt(0) - 97;
+    const part = i >= 0 && i < shapes.tile.parts.length ? shapes.tile.parts[i] : null;
+    const fill = c === "#" ? "#555" : part ? KIND_FILL[part.kind] || "#999" : KIND_FILL.field;
+    g.append(node("svg:path", { d, fill, class: i === highlight ? "part hl" : "part" }));
+  }
+  shapes.tile.parts.forEach((p, i) => {
+    if (!p.pennants) return;
+    const [x, y] = shapes.centre[partChar(i)] || [12, 12];
+    g.append(node("svg:path", { d: `M${x - 2},${y - 2}h4v2.5l-2,2l-2,-2z`, fill: "#2457a6", stroke: "#fff", "stroke-width": 0.4 }));
+  });
+  return g;
+}
+
+function tilePicture(type, rotation, highlight, cls) {
+  const svg = node("svg:svg", { viewBox: "0 0 24 24", class: cls || "tile-pic", "aria-hidden": "true" });
+  svg.append(tileGroup(type, rotation, highlight));
+  return svg;
+}
+
+// The part of a tile (type, rotation) under the point (u, v) of its square as it lies, or -1.
+function partAt(type, rotation, u, v) {
+  for (let k = 0; k < ((rotation || 0) / 90) % 4; k++) [u, v] = [v, 1 - u];   // as it lies -> printed
+  const rows = ui.item.catalogue.tiles[type].map;
+  const n = rows.length;
+  const c = rows[Math.min(n - 1, Math.max(0, Math.floor(v * n)))][Math.min(n - 1, Math.max(0, Math.floor(u * n)))];
+  const i = c.charCodeAt(0) - 97;
+  return i >= 0 && i < 26 ? i : -1;
+}
+
+const refText = (ref) => ref.replace(":", " ");
+
+// ---------------------------------------------------------------- drawing the board
+
 function segmentPath(seg, x0, y0, x1, y1) {
   const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
   const at = { N: [cx, y0], E: [x1, cy], S: [cx, y1], W: [x0, cy] };
@@ -141,256 +288,356 @@ function segmentPath(seg, x0, y0, x1, y1) {
   return `M${a[0]},${a[1]} Q${cx},${cy} ${b[0]},${b[1]}`;
 }
 
-// ---------------------------------------------------------------- drawing
-
-function buildBoard() {
-  const svg = $("overlay"), list = $("element-list"), item = ui.item;
+function setImage() {
+  const svg = $("overlay"), item = ui.item;
+  const [x, y, w, h] = item.canvas;
+  svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   svg.replaceChildren();
-  list.replaceChildren();
-  const drawn = item.image && item.elements.some((e) => e.box);
-  svg.style.display = item.image ? "" : "none";
-  // elements with no place on the image (Agricola's house) are listed beside it
-  list.hidden = Boolean(drawn) && item.elements.every((e) => e.box);
   if (item.image) {
-    svg.setAttribute("viewBox", `0 0 ${item.image.width} ${item.image.height}`);
-    const img = document.createElementNS(SVG, "image");
-    img.setAttribute("href", item.image.url);
-    img.setAttribute("width", item.image.width);
-    img.setAttribute("height", item.image.height);
-    svg.append(img);
+    svg.append(node("svg:image", { href: `${item.image.url}?t=${encodeURIComponent(TOKEN)}`, x: 0, y: 0, width: item.image.width, height: item.image.height }));
+  } else {
+    svg.append(node("svg:rect", { x, y, width: w, height: h, class: "blank" }));
   }
+  svg.append(node("svg:g", { id: "marks" }));
+}
+
+const MEEPLE_INK = { red: "#d7263d", blue: "#2457a6", green: "#2e8b3a", yellow: "#f2c12e", black: "#222", neutral: "#aaa" };
+
+function spaceLines(v) {
+  if (!v) return ["–"];
+  const names = { people: ["person", "people"], vegetables: ["veg", "veg"], sheep: ["sheep", "sheep"], boar: ["boar", "boar"], cattle: ["cattle", "cattle"], grain: ["grain", "grain"] };
+  const counts = Object.keys(names).filter((k) => v[k]).map((k) => `${v[k]} ${names[k][v[k] === 1 ? 0 : 1]}`);
+  return [[v.kind || "empty", ...(v.stable ? ["stable"] : [])].join(" + "), ...(counts.length ? [counts.join(", ")] : [])];
+}
+
+function drawMarks() {
+  const g = $("marks"), item = ui.item;
+  g.replaceChildren();
+  const tiles = item.game === "carcassonne";
   for (const el of item.elements) {
-    if (drawn && el.box) {
-      const g = document.createElementNS(SVG, "g");
-      g.dataset.name = el.name;
-      g.classList.add("el");
-      const [x0, y0, x1, y1] = el.box;
-      const rect = document.createElementNS(SVG, "rect");
-      Object.entries({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 }).forEach(([k, v]) => rect.setAttribute(k, v));
-      const title = document.createElementNS(SVG, "title");
-      rect.append(title);
-      g.append(rect);
-      if (specOf(el).draw === "segment") {
-        const path = document.createElementNS(SVG, "path");
-        path.classList.add("seg");
-        g.append(path);
-      }
-      const tag = document.createElementNS(SVG, "rect");
-      tag.classList.add("tag");
-      tag.setAttribute("x", x0 + 2);
-      tag.setAttribute("y", y0 + 2);
-      tag.setAttribute("height", 17);
-      const text = document.createElementNS(SVG, "text");
-      text.setAttribute("x", x0 + 5);
-      text.setAttribute("y", y0 + 15);
-      g.append(tag, text);
-      g.addEventListener("click", () => select(el.name));
-      svg.append(g);
+    if (!el.box) continue;
+    const [x0, y0, x1, y1] = el.box;
+    const w = x1 - x0, h = y1 - y0;
+    const shown = el.name === ui.selected && ui.pending !== undefined ? ui.pending : el.value;
+    const spec = specOf(el);
+    const classes = ["el", el.kind];
+    if (el.flagged && !ui.checked.has(el.name) && same(el.value, el.read)) classes.push("flagged");
+    if (!same(el.value, el.read)) classes.push("fixed");
+    else if (ui.checked.has(el.name)) classes.push("checked");
+    if (el.name === ui.selected) classes.push("selected");
+    if (el.name === ui.selected && ui.pending !== undefined) classes.push("pending");
+    if (el.free) classes.push("free");
+    if (el.kind === "fence") classes.push(shown ? "on" : "off");
+    const m = node("svg:g", { class: classes.join(" "), "data-name": el.name });
+    const conf = el.confidence === null ? "" : ` (${Math.round(el.confidence * 100)}%)`;
+    m.append(node("svg:title", { text: `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}` }));
+    if (el.kind === "meeple") {
+      const r = w / 2;
+      m.append(node("svg:circle", { cx: x0 + r, cy: y0 + r, r: r * 0.8, class: "hit", style: { fill: MEEPLE_INK[shown && shown.colour] || "#c0c" } }));
+      if (shown && /^field/.test(shown.feature)) m.append(node("svg:text", { x: x0 + r, y: y0 + r * 1.35, "font-size": r, "text-anchor": "middle", class: "lying", text: "F" }));
     } else {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset.name = el.name;
-      b.addEventListener("click", () => select(el.name));
-      list.append(b);
+      if (tiles && !item.image && shown) {
+        const pic = node("svg:svg", { x: x0, y: y0, width: w, height: h, viewBox: "0 0 24 24" });
+        pic.append(tileGroup(shown.tile, shown.rotation));
+        m.append(pic);
+      }
+      if (el.kind === "cell" && shown) m.append(node("svg:path", { class: "seg", d: segmentPath(shown, x0, y0, x1, y1) }));
+      m.append(node("svg:rect", { x: x0, y: y0, width: w, height: h, class: "hit" }));
+      if (tiles) {
+        const fs = Math.max(8, w * 0.2);
+        if (shown) {
+          const cx = x0 + w / 2, cy = y0 + h / 2;
+          const arrow = node("svg:path", { class: "north", d: `M${cx},${cy - h * 0.32} l${w * 0.09},${h * 0.14} h${-w * 0.18}z`, transform: `rotate(${shown.rotation || 0} ${cx} ${cy})` });
+          m.append(arrow);
+          m.append(node("svg:text", { x: x0 + w * 0.06, y: y0 + h * 0.94, "font-size": fs, class: "tag", text: `${shown.tile} ${shown.rotation || 0}°` }));
+        } else {
+          m.append(node("svg:text", { x: x0 + w / 2, y: y0 + h / 2 + fs / 3, "font-size": fs * 1.4, class: "plus", "text-anchor": "middle", text: el.read ? `${el.read.tile}?` : "+" }));
+        }
+      } else if (el.kind === "space") {
+        // at the foot of the space, small: the pieces in the photo stay visible
+        const lines = spaceLines(shown);
+        const fs = Math.min(h / 7, w / 10);
+        lines.forEach((line, i) => m.append(node("svg:text", { x: x0 + w / 2, y: y1 - fs * 0.5 - (lines.length - 1 - i) * fs * 1.2, "font-size": fs, "text-anchor": "middle", class: "label", text: line })));
+      } else if (el.kind === "house") {
+        const fs = h * 0.6;
+        m.append(node("svg:text", { x: x0 + fs * 0.4, y: y0 + h / 2 + fs / 3, "font-size": fs, class: "label", text: `house: ${show(shown)}` }));
+      } else if (el.kind === "round-farm" || el.kind === "round-score") {
+        // in the box's corner: the handwriting stays visible
+        const fs = Math.min(h * 0.28, w * 0.4);
+        m.append(node("svg:text", { x: x0 + fs * 0.25, y: y0 + fs, "font-size": fs, class: "tag", text: shown === null ? "–" : String(shown) }));
+      }
     }
+    m.addEventListener("click", () => select(el.name));
+    g.append(m);
   }
 }
 
 function render() {
-  const item = ui.item;
-  for (const el of item.elements) {
-    const classes = {
-      flagged: el.flagged && !ui.checked.has(el.name) && same(el.value, el.read),
-      fixed: !same(el.value, el.read),
-      checked: ui.checked.has(el.name) && same(el.value, el.read),
-      selected: el.name === ui.selected,
-      pending: el.name === ui.selected && ui.pending !== undefined,
-    };
-    const shown = el.name === ui.selected && ui.pending !== undefined ? ui.pending : el.value;
-    const g = document.querySelector(`#overlay g[data-name="${el.name}"]`);
-    if (g) {
-      Object.entries(classes).forEach(([k, v]) => g.classList.toggle(k, v));
-      const conf = el.confidence === null ? "" : ` (${Math.round(el.confidence * 100)}%)`;
-      const spec = specOf(el);
-      g.querySelector("title").textContent = `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}`;
-      const text = g.querySelector("text");
-      text.textContent = showAs(spec, shown);
-      const width = 8 * text.textContent.length + 8;
-      g.querySelector(".tag").setAttribute("width", width);
-      const path = g.querySelector("path.seg");
-      if (path) {
-        const [x0, y0, x1, y1] = el.box;
-        path.setAttribute("d", shown ? segmentPath(shown, x0, y0, x1, y1) : "");
-      }
-    }
-    const b = document.querySelector(`#element-list button[data-name="${el.name}"]`);
-    if (b) {
-      b.textContent = `${el.name}: ${showAs(specOf(el), shown)}`;
-      Object.entries(classes).forEach(([k, v]) => b.classList.toggle(k, v));
-    }
-  }
+  drawMarks();
   renderEditor();
   renderQueue();
   renderCard();
   renderFields();
   renderHistory();
-  const left = item.queue.filter((n) => !ui.checked.has(n)).length;
+  const item = ui.item;
+  const left = item.queue.filter((n) => !ui.checked.has(n) && same(element(n).value, element(n).read)).length;
   $("progress").textContent = `${left} of ${item.queue.length} left to check`;
   $("save").disabled = !item.can_save;
   $("undo").disabled = !item.history.length;
+  listBoards();
 }
 
-function flash(node) {
-  node.classList.remove("changed");
-  void node.offsetWidth;
-  node.classList.add("changed");
+function flash(n) {
+  n.classList.remove("changed");
+  void n.offsetWidth;
+  n.classList.add("changed");
 }
 
-function button(label, onclick, cls) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.append(label);
-  if (cls) b.className = cls;
-  b.addEventListener("click", onclick);
-  return b;
-}
+// ---------------------------------------------------------------- editors
 
 function segmentIcon(seg) {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 28 28");
-  const frame = document.createElementNS(SVG, "rect");
-  Object.entries({ x: 1, y: 1, width: 26, height: 26 }).forEach(([k, v]) => frame.setAttribute(k, v));
-  svg.append(frame);
-  if (seg) {
-    const path = document.createElementNS(SVG, "path");
-    path.setAttribute("d", segmentPath(seg, 1, 1, 27, 27));
-    svg.append(path);
-  }
+  const svg = node("svg:svg", { viewBox: "0 0 28 28", class: "icon" });
+  svg.append(node("svg:rect", { x: 1, y: 1, width: 26, height: 26 }));
+  if (seg) svg.append(node("svg:path", { d: segmentPath(seg, 1, 1, 27, 27) }));
   return svg;
 }
 
-// One editor for a spec; `value` is what it shows, `set` is called with a new value.
-function editorFor(spec, value, set, commitNow) {
-  const box = document.createElement("div");
-  box.className = "field";
-  if (spec.type === "choice") {
-    for (const option of spec.options) {
-      const label = document.createElement("span");
-      if (spec.draw === "segment") label.append(segmentIcon(option.value));
-      label.append(option.label + (option.key ? ` [${option.key}]` : ""));
-      const on = same(option.value, value);
-      box.append(button(label, () => commitNow(option.value), on ? "on" : ""));
-    }
-  } else if (spec.type === "number") {
-    const input = document.createElement("input");
-    input.type = "number";
-    input.min = spec.min;
-    if (spec.max !== undefined) input.max = spec.max;
-    input.value = value === null || value === undefined ? "" : value;
-    input.addEventListener("change", () => set(input.value === "" ? null : Number(input.value)));
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") {
-        e.preventDefault();
-        e.stopPropagation();
-        commitNow(input.value === "" ? null : Number(input.value));
-      }
-    });
-    box.append(input);
-    if (spec.blank) box.append(button("blank", () => commitNow(null), value === null ? "on" : ""));
-  } else if (spec.type === "text") {
-    const input = document.createElement("input");
-    input.type = "text";
-    input.value = value === null || value === undefined ? "" : value;
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") {
-        e.preventDefault();
-        e.stopPropagation();
-        commitNow(input.value === "" && spec.blank ? null : input.value);
-      }
-    });
-    input.addEventListener("change", () => set(input.value));
-    box.append(input);
-  } else if (spec.type === "object" && (value === null || value === undefined || typeof value === "object")) {
-    const obj = value || {};
-    for (const [name, sub] of Object.entries(spec.fields)) {
-      const row = editorFor(sub, obj[name], (v) => set({ ...obj, [name]: v }),
-        (v) => set({ ...obj, [name]: v }));
-      const label = document.createElement("span");
-      label.textContent = name;
-      row.prepend(label);
-      box.append(row);
-    }
-    box.append(button("apply", () => commitNow(obj)));
-    if (spec.blank) box.append(button("remove", () => commitNow(null)));
-  } else if (spec.type === "map" && value && typeof value === "object") {
-    for (const [key, v] of Object.entries(value)) {
-      const row = editorFor(spec.values, v, (x) => set({ ...value, [key]: x }),
-        (x) => commitNow({ ...value, [key]: x }));
-      const label = document.createElement("span");
-      label.textContent = key;
-      row.prepend(label);
-      box.append(row);
-    }
-  } else {
-    const area = document.createElement("textarea");
-    area.value = JSON.stringify(value, null, 1);
-    area.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-        e.preventDefault();
-        e.stopPropagation();
-        apply();
-      }
-    });
-    const apply = () => {
-      try {
-        commitNow(JSON.parse(area.value));
-      } catch (err) {
-        status(`not JSON: ${err.message}`, true);
-      }
-    };
-    box.append(area, button("apply (Ctrl-Enter)", apply));
+// A labelled number input with − and + buttons; `get` gives the value now, `set` takes a new
+// one (null for blank).
+function numberInput(label, spec, get, set, help) {
+  const id = `n-${Math.random().toString(36).slice(2)}`;
+  const value = get();
+  const input = node("input", { type: "number", id, inputmode: "numeric", min: spec.min, max: spec.max, value: value === null || value === undefined ? "" : value });
+  const read = () => (input.value === "" ? (spec.blank ? null : spec.min === undefined ? 0 : spec.min) : Math.trunc(Number(input.value)));
+  input.addEventListener("change", () => act(() => set(read())));
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); act(() => set(read())); }
+  });
+  const step = (d) => {
+    const now = get();
+    let v = (now === null || now === undefined ? 0 : now) + d;
+    if (spec.min !== undefined) v = Math.max(spec.min, v);
+    if (spec.max !== undefined) v = Math.min(spec.max, v);
+    return set(v);
+  };
+  const row = node("div", { class: "field number", "data-field": label },
+    node("label", { for: id, title: help, text: label }),
+    button("−", () => step(-1), "step", `${label} − 1`), input, button("+", () => step(1), "step", `${label} + 1`));
+  if (spec.blank) row.append(button("blank", () => set(null), value === null ? "on" : "", `${label}: blank`));
+  return row;
+}
+
+function choiceButtons(spec, value, pick) {
+  const box = node("div", { class: "choices" + (spec.draw === "segment" ? " segments" : "") });
+  for (const option of spec.options) {
+    const label = node("span");
+    if (spec.draw === "segment") label.append(segmentIcon(option.value));
+    label.append(option.label + (option.key ? ` [${option.key}]` : ""));
+    box.append(button(label, () => pick(option.value), same(option.value, value) ? "on" : ""));
   }
   return box;
+}
+
+// The editor of a plain value: choice, number, text, object (an Agricola space), or JSON.
+function editorFor(spec, value, pick) {
+  if (spec.type === "choice") return choiceButtons(spec, value, pick);
+  if (spec.type === "number") return numberInput("value", spec, () => (ui.pending !== undefined ? ui.pending : element(ui.selected).value), pick);
+  if (spec.type === "text") {
+    const input = node("input", { type: "text", value: value === null || value === undefined ? "" : value, "aria-label": "value" });
+    const go = () => pick(input.value === "" && spec.blank ? null : input.value);
+    input.addEventListener("change", () => act(go));
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); act(go); } });
+    return node("div", { class: "field" }, input);
+  }
+  if (spec.type === "object") {
+    // each field commits at once, on the board's value as it is now (never a copy taken earlier)
+    const box = node("div", { class: "fields" });
+    const obj = value && typeof value === "object" ? value : {};
+    for (const [name, sub] of Object.entries(spec.fields)) {
+      const now = () => (ui.pending !== undefined ? ui.pending : element(ui.selected).value) || {};
+      const put = (v) => pick({ ...now(), [name]: v });
+      if (sub.type === "number") {
+        box.append(numberInput(sub.label || name, sub, () => (now()[name] === undefined ? 0 : now()[name]), put, sub.help));
+      } else if (sub.type === "choice") {
+        const options = sub.options.filter((o) => o.value !== null);
+        box.append(node("div", { class: "field", "data-field": name }, node("span", { class: "name", title: sub.help, text: sub.label || name }),
+          choiceButtons({ ...sub, options }, obj[name] === undefined ? options[0].value : obj[name], put)));
+      }
+    }
+    return box;
+  }
+  const area = node("textarea", { "aria-label": "value as JSON" });
+  area.value = JSON.stringify(value, null, 1);
+  const apply = () => {
+    try { pick(JSON.parse(area.value)); } catch (err) { status(`not JSON: ${err.message}`, true); }
+  };
+  area.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); e.stopPropagation(); apply(); }
+  });
+  return node("div", { class: "field" }, area, button("apply (Ctrl-Enter)", apply));
+}
+
+const tileAt = (x, y) => {
+  const el = element(`tile:${x},${y}`);
+  return el && !el.free ? el.value : null;
+};
+const squareOf = (name) => name.split(":")[1].split(",").map(Number);
+
+// Carcassonne: a tile is picked from pictures and turned; its meeples are listed, and a tap on
+// its picture puts a new meeple on the part tapped.
+function tileEditor(el) {
+  const value = current();
+  const [x, y] = squareOf(el.name);
+  const box = node("div", { class: "tile-editor" });
+  const types = Object.keys(ui.item.catalogue.tiles).sort();
+  const turn = (d) => {
+    const v = current();
+    if (!v) return null;
+    return commit({ ...v, rotation: ((v.rotation || 0) + d + 360) % 360 });
+  };
+  if (value) {
+    const big = tilePicture(value.tile, value.rotation, -1, "tile-big");
+    big.addEventListener("click", (e) => {
+      const r = big.getBoundingClientRect();
+      const [u, w] = [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height];
+      act(() => {
+        const v = tileAt(x, y);
+        const part = v ? partAt(v.tile, v.rotation, u, w) : -1;
+        if (part >= 0) return addMeeple(x, y, ui.item.catalogue.tiles[v.tile].refs[String(v.rotation || 0)][part]);
+      });
+    });
+    box.append(node("div", { class: "tile-now" }, big,
+      node("div", { class: "turn" },
+        node("p", { class: "big", text: `${value.tile}, turned ${value.rotation || 0}°` }),
+        button("⟲ turn left", () => turn(-90), "", "turn a quarter left (←)"),
+        button("⟳ turn right", () => turn(90), "", "turn a quarter right (→)"),
+        button("remove tile", () => commit(null), "danger"),
+        node("p", { class: "hint", text: "Tap the picture where a meeple stands to add one." }))));
+  } else {
+    box.append(node("p", { text: el.read ? `The reader saw ${show(el.read)} here.` : "A free square: pick a tile to lay it here." }));
+  }
+  const grid = node("div", { class: "tile-grid", role: "group", "aria-label": "tile types" });
+  for (const t of types) {
+    const rot = value ? value.rotation || 0 : 0;
+    const b = button(node("span", {}, tilePicture(t, rot), node("b", { text: t })), () => commit({ tile: t, rotation: rot }),
+      value && value.tile === t ? "on" : "", `${t}: ${ui.item.catalogue.tiles[t].note}`);
+    b.dataset.tile = t;
+    grid.append(b);
+  }
+  box.append(grid);
+  const meeples = ui.item.elements.filter((m) => m.kind === "meeple" && m.value && m.value.x === x && m.value.y === y);
+  if (meeples.length) {
+    box.append(node("div", { class: "choices" }, node("span", { class: "name", text: "meeples here" }),
+      ...meeples.map((m) => button(show(m.value), () => select(m.name)))));
+  }
+  return box;
+}
+
+function addMeeple(x, y, feature) {
+  const n = ui.item.elements.filter((e) => e.kind === "meeple").length;
+  const colours = ui.item.editors.meeple.colours;
+  const colour = ui.colour || Object.keys(ui.item.fields.track || {})[0] || colours[0];
+  const name = `meeple:${n}`;
+  return commitElement(name, { colour, kind: "follower", x, y, feature }).then((ok) => { if (ok) select(name); });
+}
+
+function meepleEditor(el) {
+  const value = current();
+  if (!value) return node("p", { text: "taken off" });
+  const box = node("div", { class: "meeple-editor" });
+  const put = (change) => {
+    const now = element(ui.selected).value;
+    if (change.colour) ui.colour = change.colour;
+    return commit({ ...now, ...change });
+  };
+  const colours = [...new Set([...ui.item.editors.meeple.colours, ...Object.keys(ui.item.fields.track || {}), value.colour])];
+  box.append(node("div", { class: "field" }, node("span", { class: "name", text: "colour" }),
+    node("div", { class: "choices" }, ...colours.map((c) => {
+      const b = button(c, () => put({ colour: c }), value.colour === c ? "on swatch" : "swatch");
+      b.style.setProperty("--ink", MEEPLE_INK[c] || "#999");
+      return b;
+    }))));
+  const figures = ui.item.catalogue.figures;
+  if (Object.keys(figures).length > 1) {
+    box.append(node("div", { class: "field" }, node("span", { class: "name", text: "figure" }),
+      choiceButtons({ options: Object.keys(figures).map((f) => ({ value: f, label: f })) }, value.kind || "follower", (f) => put({ kind: f }))));
+  }
+  const tile = tileAt(value.x, value.y);
+  if (tile) {
+    const info = ui.item.catalogue.tiles[tile.tile];
+    const refs = info.refs[String(tile.rotation || 0)];
+    const stands = figures[value.kind || "follower"] || Object.keys(KIND_FILL);
+    const lying = /^field/.test(value.feature);
+    box.append(node("div", { class: "field" }, node("span", { class: "name", text: "pose" }),
+      choiceButtons({ options: [{ value: false, label: "standing" }, { value: true, label: "lying (farmer)" }] }, lying, (lie) => {
+        const ref = refs.find((r, i) => (info.parts[i].kind === "field") === lie && stands.includes(info.parts[i].kind));
+        if (ref) put({ feature: ref });
+        else status(`no ${lie ? "field" : "road, city or cloister"} on this tile`, true);
+      })));
+    const parts = node("div", { class: "choices parts" });
+    refs.forEach((ref, i) => {
+      if (!stands.includes(info.parts[i].kind)) return;
+      const on = ref === value.feature || (value.feature.split(":")[0] === info.parts[i].kind && !value.feature.includes(":") && !ref.includes(":"));
+      const b = button(node("span", {}, tilePicture(tile.tile, tile.rotation, i), node("b", { text: refText(ref) })), () => put({ feature: ref }), on ? "on" : "");
+      b.dataset.feature = ref;
+      parts.append(b);
+    });
+    box.append(node("div", { class: "field" }, node("span", { class: "name", text: "stands on" }), parts));
+  } else {
+    box.append(node("p", { class: "error", text: `no tile at ${value.x},${value.y}` }));
+  }
+  box.append(node("div", { class: "choices" }, button("remove meeple", () => removeMeeple(el.name), "danger"),
+    button(`go to tile ${value.x},${value.y}`, () => select(`tile:${value.x},${value.y}`))));
+  return box;
+}
+
+async function removeMeeple(name) {
+  if (await commitElement(name, null)) {
+    ui.selected = null;
+    render();
+  }
 }
 
 function renderEditor() {
   const el = ui.selected && element(ui.selected);
   const body = $("editor-body");
   if (!el) {
-    $("editor-title").textContent = "Select an element";
+    $("editor-title").textContent = ui.item.error ? "Tap a square to enter it" : "Select an element";
     $("editor-read").textContent = "";
+    $("editor-hint").textContent = "";
     body.replaceChildren();
     return;
   }
   const conf = el.confidence === null ? "" : `, confidence ${Math.round(el.confidence * 100)}%`;
-  $("editor-title").textContent = el.name;
-  $("editor-read").textContent = `read as ${show(el.read)}${conf}; now ${show(el.value)}` +
-    (ui.pending !== undefined ? `; Enter sets ${show(ui.pending)}` : "");
   const spec = specOf(el);
-  const focused = document.activeElement && body.contains(document.activeElement);
-  if (focused && spec.type !== "choice") return; // do not rebuild an input being typed in
-  body.replaceChildren(editorFor(spec, current(), (v) => setPending(v), (v) => commit(v)));
+  $("editor-title").textContent = el.name;
+  $("editor-read").textContent = `read as ${showAs(spec, el.read)}${conf}; now ${showAs(spec, el.value)}` +
+    (ui.pending !== undefined ? `; Enter sets ${showAs(spec, ui.pending)}` : "");
+  if (body.contains(document.activeElement) && document.activeElement.tagName === "INPUT") return; // being typed in
+  let editor;
+  if (spec.type === "tile") editor = tileEditor(el);
+  else if (spec.type === "meeple") editor = meepleEditor(el);
+  else editor = editorFor(spec, current(), (v) => commit(v));
+  body.replaceChildren(editor);
   const hints = {
     choice: spec.draw === "segment" ? "1-6 or two arrows (the edges the road joins), 0 none" : "its key, or arrows",
-    number: "type the number, Backspace, Space for blank, arrows ±1",
-    object: "a letter picks the type, digits a count, arrows the rotation",
+    number: "type the number, Backspace, Space for blank, ↑/↓ ±1",
+    object: "e/r/f picks the kind, digits a count",
+    tile: "Shift+letter picks the type, ←/→ turn it, Delete removes it",
+    meeple: "tap a colour, a pose and the part it stands on",
     text: "type it, Enter",
-    map: "type each value",
     json: "edit the JSON, Ctrl-Enter to apply",
   };
-  $("editor-hint").textContent = `${hints[spec.type] || ""}; Enter accepts`;
-  if (ui.pending !== undefined) {
-    body.querySelectorAll("button.on").forEach((b) => b.classList.replace("on", "pending"));
-  }
+  $("editor-hint").textContent = `${hints[spec.type] || ""}; Enter accepts and moves on; n / p step`;
+  if (ui.pending !== undefined) body.querySelectorAll("button.on").forEach((b) => b.classList.replace("on", "pending"));
 }
 
 function renderQueue() {
   const list = $("queue");
   list.replaceChildren(...ui.item.queue.map((name) => {
     const el = element(name);
-    const li = document.createElement("li");
     const conf = el.confidence === null ? "" : ` ${Math.round(el.confidence * 100)}%`;
-    li.textContent = `${name}: ${show(el.value)}${conf}`;
+    const li = node("li", { text: `${name}: ${showAs(specOf(el), el.value)}${conf}` });
     li.classList.toggle("current", name === ui.selected);
     li.classList.toggle("done", ui.checked.has(name) || !same(el.value, el.read));
     li.addEventListener("click", () => select(name));
@@ -399,14 +646,14 @@ function renderQueue() {
 }
 
 function cardTable(card) {
-  const table = document.createElement("table");
+  const table = node("table");
   const head = table.insertRow();
-  ["", "count", "points"].forEach((t) => { const th = document.createElement("th"); th.textContent = t; head.append(th); });
+  ["", "count", "points"].forEach((t) => head.append(node("th", { text: t })));
   for (const line of card.lines || []) {
     const row = table.insertRow();
     row.insertCell().textContent = line.category + (line.note ? ` (${line.note})` : "");
     const count = row.insertCell();
-    count.textContent = line.count === null ? "" : line.count;
+    count.textContent = line.count === null || line.count === undefined ? "" : line.count;
     count.className = "n";
     const pts = row.insertCell();
     pts.textContent = line.points;
@@ -419,84 +666,84 @@ function cardTable(card) {
   const cell = total.insertCell();
   cell.textContent = card.total;
   cell.className = "n";
-  for (const [k, v] of Object.entries(card)) {
-    if (["game", "lines", "total", "warnings", "players"].includes(k) || typeof v === "object") continue;
-    const row = table.insertRow();
-    row.insertCell().textContent = k.replace(/_/g, " ");
-    row.insertCell();
-    row.insertCell().textContent = v;
-  }
   return table;
 }
 
 function renderCard() {
   const card = ui.item.card;
   const box = $("card");
+  const byHand = ui.item.fields.total_by_hand;
   if (card.players && typeof card.players === "object") {
-    // one card per player: a list, or an object by colour
     const players = Array.isArray(card.players)
       ? card.players.map((p, i) => [p.player || p.name || p.colour || `player ${i + 1}`, p])
       : Object.entries(card.players);
-    box.replaceChildren(...players.map(([name, p]) => {
-      const div = document.createElement("div");
-      const h = document.createElement("h3");
-      h.textContent = name;
-      div.append(h, cardTable(p));
-      return div;
-    }));
-    $("total").textContent = players.map(([name, p]) => `${name} ${p.total}`).join(" · ");
+    box.replaceChildren(...players.map(([name, p]) => node("details", { class: "player", open: players.length <= 2 || undefined },
+      node("summary", { text: `${name}: ${p.total}` }), cardTable(p))));
+    $("total").textContent = players.map(([name, p]) => `${name} ${p.total}`).join(" · ") || "no players";
   } else {
     box.replaceChildren(cardTable(card));
     $("total").textContent = card.total;
   }
+  if (byHand !== null && byHand !== undefined) $("total").textContent = `${show(byHand)} (entered by hand)`;
   $("findings").replaceChildren(...ui.item.findings.map((f) => {
-    const li = document.createElement("li");
-    li.append(f.message + " ");
+    const li = node("li", {}, f.message + " ");
     for (const name of f.elements) {
       const target = element(name) ? name : [`${name}:farm`, `${name}:score`].find((n) => element(n));
       if (!target) continue;
-      const a = document.createElement("a");
-      a.textContent = name;
-      a.addEventListener("click", () => select(target));
-      li.append(a, " ");
+      li.append(node("a", { text: name, onclick: () => select(target) }), " ");
     }
     return li;
   }));
 }
 
+// Off-board values: each a labelled input that commits on its own.
 function renderFields() {
   const fields = ui.item.fields;
   const names = Object.keys(fields);
   $("fields-box").hidden = !names.length;
   const box = $("fields");
-  if (box.contains(document.activeElement)) return;
+  if (box.contains(document.activeElement) && document.activeElement.tagName === "INPUT") return;
   box.replaceChildren(...names.map((name) => {
-    const spec = ui.item.editors[`field:${name}`] || { type: "json" };
-    const commitField = async (v) => {
-      const old = fields[name];
-      if (await send("edit", { field: name, value: v })) status(`${name}: ${show(old)} → ${show(v)}`);
-    };
-    let value = fields[name];
-    const row = editorFor(spec, value, (v) => {
-      value = v;
-      if (spec.type === "number" || spec.type === "map") commitField(v);
-    }, commitField);
-    const label = document.createElement("span");
-    label.textContent = name;
-    row.prepend(label);
-    return row;
+    const spec = name === "total_by_hand"
+      ? (ui.item.game === "carcassonne" ? { type: "map", values: { type: "number", min: 0 } } : { type: "number", blank: true })
+      : ui.item.editors[`field:${name}`] || { type: "json" };
+    const label = fieldLabel(name);
+    const value = fields[name];
+    const group = node("fieldset", { class: "off-board", "data-field": name }, node("legend", { title: spec.help, text: label }));
+    const now = () => ui.item.fields[name];
+    if (spec.type === "number") {
+      group.append(numberInput(label, spec, now, (v) => commitField(name, v), spec.help));
+    } else if (spec.type === "object") {
+      for (const [key, sub] of Object.entries(spec.fields)) {
+        group.append(numberInput(sub.label || key, sub, () => (now() || {})[key] || 0,
+          (v) => commitField(name, { ...(now() || {}), [key]: v }), sub.help));
+      }
+    } else if (spec.type === "map") {
+      const players = ui.item.elements.filter((e) => e.kind === "meeple" && e.value).map((e) => e.value.colour);
+      const colours = [...new Set([...Object.keys(value || {}), ...players])];
+      for (const key of colours) {
+        group.append(numberInput(key, spec.values, () => (now() || {})[key] || 0,
+          (v) => commitField(name, { ...(now() || {}), [key]: v })));
+      }
+      const others = (ui.item.editors.meeple ? ui.item.editors.meeple.colours : []).filter((c) => !colours.includes(c));
+      if (others.length) {
+        const pick = node("select", { "aria-label": `add a colour to ${label}` }, new Option("add a colour…", ""), ...others.map((c) => new Option(c, c)));
+        pick.addEventListener("change", () => pick.value && act(() => commitField(name, { ...(now() || {}), [pick.value]: 0 })));
+        group.append(node("div", { class: "field" }, pick));
+      }
+    } else {
+      group.append(editorFor(spec, value, (v) => commitField(name, v)));
+    }
+    return group;
   }));
 }
 
 function renderHistory() {
   $("history").replaceChildren(...ui.item.history.slice().reverse().map((h) => {
-    const li = document.createElement("li");
-    const name = h.element || h.field;
-    const a = document.createElement("a");
-    a.textContent = name;
-    if (h.element) a.addEventListener("click", () => select(h.element));
-    li.append(a, `: ${show(h.old)} → ${show(h.new)}`);
-    return li;
+    const name = h.element || fieldLabel(h.field);
+    const a = node("a", { text: name });
+    if (h.element && element(h.element)) a.addEventListener("click", () => select(h.element));
+    return node("li", {}, a, `: ${show(h.old)} → ${show(h.new)}`);
   }));
 }
 
@@ -518,13 +765,14 @@ function select(name) {
   ui.selected = name;
   clearPending();
   render();
-  const node = document.querySelector(`#overlay g[data-name="${name}"]`);
-  if (node && node.scrollIntoView) node.scrollIntoView({ block: "nearest", inline: "nearest" });
+  const n = document.querySelector(`#marks g[data-name="${name}"]`);
+  if (n && n.scrollIntoView && window.innerWidth > 760) n.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 function step(delta) {
   const queue = ui.item.queue;
-  const order = queue.length ? queue : ui.item.elements.map((e) => e.name);
+  const order = queue.length ? queue : ui.item.elements.filter((e) => !e.free).map((e) => e.name);
+  if (!order.length) return;
   let i = order.indexOf(ui.selected);
   i = i < 0 ? (delta > 0 ? 0 : order.length - 1) : (i + delta + order.length) % order.length;
   select(order[i]);
@@ -537,9 +785,9 @@ async function accept() {
   } else {
     ui.checked.add(ui.selected);
   }
-  const left = ui.item.queue.filter((n) => !ui.checked.has(n));
+  const queue = ui.item.queue;
+  const left = queue.filter((n) => !ui.checked.has(n));
   if (left.length) {
-    const queue = ui.item.queue;
     const after = queue.slice(queue.indexOf(ui.selected) + 1).find((n) => !ui.checked.has(n));
     select(after || left[0]);
   } else {
@@ -547,7 +795,7 @@ async function accept() {
   }
 }
 
-// The key a choice option answers to: its own key, or the first letter of its label if unique.
+// The option a key picks: its own key, or the value itself when it is that one letter.
 function optionForKey(spec, key) {
   const k = key.toLowerCase();
   const own = spec.options.find((o) => o.key === k);
@@ -559,6 +807,7 @@ function optionForKey(spec, key) {
 const ARROWS = { ArrowUp: "N", ArrowRight: "E", ArrowDown: "S", ArrowLeft: "W" };
 
 // Keys for the selected element's value; returns true when the key was used.
+// n and p never reach here: they always step through the queue.
 function valueKey(e, spec, value) {
   if (spec.type === "choice") {
     if (spec.draw === "segment" && ARROWS[e.key]) {
@@ -579,7 +828,7 @@ function valueKey(e, spec, value) {
       setPending(option.value);
       return true;
     }
-    if (e.key === "ArrowUp" || e.key === "ArrowDown" || e.key === "ArrowLeft" || e.key === "ArrowRight") {
+    if (ARROWS[e.key]) {
       const values = spec.options.map((o) => o.value);
       const i = values.findIndex((v) => same(v, value));
       const d = e.key === "ArrowUp" || e.key === "ArrowLeft" ? -1 : 1;
@@ -590,6 +839,7 @@ function valueKey(e, spec, value) {
   }
   if (spec.type === "number") {
     const max = spec.max === undefined ? Infinity : spec.max;
+    const min = spec.min === undefined ? 0 : spec.min;
     if (/^[0-9]$/.test(e.key)) {
       ui.typed = (ui.typed + e.key).replace(/^0+(?=\d)/, "");
       if (Number(ui.typed) > max) ui.typed = e.key;
@@ -598,7 +848,7 @@ function valueKey(e, spec, value) {
     }
     if (e.key === "Backspace") {
       ui.typed = ui.typed.slice(0, -1);
-      setPending(ui.typed === "" ? (spec.blank ? null : spec.min) : Number(ui.typed));
+      setPending(ui.typed === "" ? (spec.blank ? null : min) : Number(ui.typed));
       return true;
     }
     if ((e.key === " " || e.key === "Delete" || e.key === "-") && spec.blank) {
@@ -607,9 +857,29 @@ function valueKey(e, spec, value) {
       return true;
     }
     if (e.key === "ArrowUp" || e.key === "ArrowDown") {
-      const base = value === null || value === undefined ? spec.min - 1 : value;
-      setPending(Math.min(max, Math.max(spec.min, base + (e.key === "ArrowUp" ? 1 : -1))));
+      const base = value === null || value === undefined ? min - 1 : value;
+      setPending(Math.min(max, Math.max(min, base + (e.key === "ArrowUp" ? 1 : -1))));
       ui.typed = "";
+      return true;
+    }
+    return false;
+  }
+  if (spec.type === "tile") {
+    const types = Object.keys(ui.item.catalogue.tiles);
+    if (e.key.length === 1 && types.includes(e.key.toUpperCase()) && types.includes(e.key)) {
+      setPending({ tile: e.key, rotation: value ? value.rotation || 0 : 0 });
+      return true;
+    }
+    if (e.key.length === 1 && /[a-z]/.test(e.key) && types.includes(e.key.toUpperCase())) {
+      setPending({ tile: e.key.toUpperCase(), rotation: value ? value.rotation || 0 : 0 });
+      return true;
+    }
+    if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && value) {
+      setPending({ ...value, rotation: ((value.rotation || 0) + (e.key === "ArrowLeft" ? 270 : 90)) % 360 });
+      return true;
+    }
+    if (e.key === "Delete" || e.key === "Backspace") {
+      setPending(null);
       return true;
     }
     return false;
@@ -617,27 +887,16 @@ function valueKey(e, spec, value) {
   if (spec.type === "object" && value && typeof value === "object") {
     const fields = Object.entries(spec.fields);
     if (e.key.length === 1 && /[a-z]/i.test(e.key)) {
-      // the first choice field with exactly one option starting with that letter
       const k = e.key.toLowerCase();
       for (const [name, sub] of fields) {
         if (sub.type !== "choice") continue;
-        const hits = sub.options.filter((o) => o.value !== null && String(o.label).toLowerCase().startsWith(k));
+        const hits = sub.options.filter((o) => o.value !== null && typeof o.value === "string" && o.label.toLowerCase().startsWith(k));
         if (hits.length === 1) {
           setPending({ ...value, [name]: hits[0].value });
           return true;
         }
       }
       return false;
-    }
-    if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
-      const [name, sub] = fields.find(([n]) => /rotation|orientation/.test(n)) || [];
-      if (!sub) return false;
-      const values = sub.type === "choice" ? sub.options.map((o) => o.value)
-        : [0, 90, 180, 270].filter((v) => v >= sub.min && (sub.max === undefined || v <= sub.max));
-      const i = values.findIndex((v) => same(v, value[name] === undefined ? values[0] : value[name]));
-      const d = e.key === "ArrowLeft" ? -1 : 1;
-      setPending({ ...value, [name]: values[(i + d + values.length) % values.length] });
-      return true;
     }
     if (/^[0-9]$/.test(e.key)) {
       // a count: for the number field already counting something, else the first one
@@ -663,9 +922,9 @@ document.addEventListener("keydown", async (e) => {
     return save();
   }
   if (typing || e.ctrlKey || e.metaKey || e.altKey || !ui.item) return;
-  if (e.key === "Tab") {
+  if (e.key === "Tab" || e.key === "n" || e.key === "p") {
     e.preventDefault();
-    return step(e.shiftKey ? -1 : 1);
+    return step(e.key === "p" || e.shiftKey ? -1 : 1);
   }
   if (e.key === "Escape") {
     clearPending();
@@ -673,8 +932,9 @@ document.addEventListener("keydown", async (e) => {
     return render();
   }
   if (e.key === "Enter") {
+    if (e.target.closest && e.target.closest("button")) return;   // a focused button clicks
     e.preventDefault();
-    return accept();
+    return act(accept);
   }
   if (e.key === "[" || e.key === "]") {
     const i = ui.boards.findIndex((b) => b.id === ui.id) + (e.key === "]" ? 1 : -1);
@@ -682,14 +942,7 @@ document.addEventListener("keydown", async (e) => {
     return;
   }
   const el = ui.selected && element(ui.selected);
-  if (el && valueKey(e, specOf(el), current())) {
-    e.preventDefault();
-    return;
-  }
-  if (e.key === "n" || e.key === "p") {
-    e.preventDefault();
-    step(e.key === "n" ? 1 : -1);
-  }
+  if (el && valueKey(e, specOf(el), current())) e.preventDefault();
 });
 
 $("boards").addEventListener("change", (e) => showBoard(Number(e.target.value)));

@@ -1,0 +1,118 @@
+"""scorelens serve: photos sent over HTTP are stored as batch stores them, capped, behind a token."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import struct
+import threading
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import serve
+from vision.store import Store
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def stand_in(path, game, **_):
+    """A reader that reads every photo as the sample sheet, flagging one cell."""
+    import scoring
+    from vision.read import Reading
+
+    module = scoring.game_module("avenue")
+    state = module.from_dict(json.loads((SAMPLES / "avenue-1.json").read_text()))
+    return Reading("avenue", str(path), state, {"cell:0,0": 0.5}, ["cell:0,0"], [], module.score(state),
+                   np.zeros((4, 2), np.float32), np.full((592, 840, 3), 230, np.uint8))
+
+
+@pytest.fixture
+def server(tmp_path):
+    store = Store(tmp_path / "results.sqlite")
+    srv = serve.ServeServer(store, "avenue", tmp_path / "results-uploads", reader=stand_in,
+                            params=serve.ServeParams(max_bytes=200_000, max_pixels=4_000_000, request_timeout_s=2))
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def call(srv, method, path, body=None, token=True, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=20)
+    hdrs = {"X-Scorelens-Token": srv.token} if token else {}
+    hdrs.update(headers or {})
+    conn.request(method, path, body=body, headers=hdrs)
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp.status, data
+
+
+def jpeg() -> bytes:
+    img = np.full((400, 600, 3), 200, np.uint8)
+    cv2.putText(img, "board", (50, 200), cv2.FONT_HERSHEY_SIMPLEX, 3, (0, 0, 0), 5)
+    return cv2.imencode(".jpg", img)[1].tobytes()
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A PNG whose header says ``width`` x ``height`` (a pixel bomb), with one tiny data chunk."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b""))
+
+
+def test_a_photo_is_stored_as_batch_stores_it(server, tmp_path):
+    data = jpeg()
+    status, body = call(server, "POST", "/api/upload?player=../../etc/Ann%0A&table=3&round=2", data,
+                        headers={"Content-Type": "image/jpeg"})
+    answer = json.loads(body)
+    digest = hashlib.sha256(data).hexdigest()
+    assert status == 200 and answer["hash"] == digest and answer["status"] == "read" and answer["flags"] == ["cell:0,0"]
+    record = server.store.reading(digest)
+    assert (record.player, record.table, record.round, record.game) == ("../../etc/Ann", 3, 2, "avenue")
+    # the file is named by its hash: no name from the client reaches the file system
+    assert sorted(p.name for p in (tmp_path / "results-uploads").iterdir()) == [f"{digest}.jpg"]
+    assert Path(record.path).read_bytes() == data
+    # the same photo again is read once
+    status, body = call(server, "POST", "/api/upload", data, headers={"Content-Type": "image/jpeg"})
+    assert status == 200 and len(server.store.records()) == 1
+    # the standings count it, and the review page opens the board behind the same token
+    status, body = call(server, "GET", "/api/standings")
+    assert status == 200 and json.loads(body)["standings"][0]["player"] == "../../etc/Ann"
+    review_url = answer["review"]
+    assert review_url.startswith("/review?t=") and review_url.endswith("#board=0")
+    status, page = call(server, "GET", review_url.split("#")[0], token=False)
+    assert status == 200 and server.token.encode() in page
+    status, view = call(server, "GET", "/api/items/0")
+    assert status == 200 and json.loads(view)["queue"][0] == "cell:0,0"
+    status, view = call(server, "POST", "/api/items/0/edit", json.dumps({"element": "cell:0,0", "value": "NS"}),
+                        headers={"Content-Type": "application/json"})
+    assert status == 200 and server.store.reading(digest).state["roads"][0][0] == "NS"
+
+
+@pytest.mark.parametrize("body, status, reason", [
+    (b"x" * 300_000, 413, "MiB"),
+    (png_header(30_000, 30_000), 413, "pixels"),
+    (png_header(3_000, 2_000), 413, "3000x2000 pixels"),
+    (b"GIF89a" + b"\0" * 40, 422, "not a photo"),
+    (b"plain text", 422, "not a photo"),
+], ids=["bytes", "bomb", "pixels", "gif", "text"])
+def test_uploads_are_capped(server, body, status, reason):
+    got, data = call(server, "POST", "/api/upload", body, headers={"Content-Type": "image/png"})
+    assert got == status and reason in json.loads(data)["error"]
+    assert server.store.records() == []
+
+
+def test_everything_needs_the_token(server):
+    for method, path in (("GET", "/"), ("GET", "/api/standings"), ("GET", "/api/items"), ("POST", "/api/upload")):
+        status, data = call(server, method, path, b"" if method == "POST" else None, token=False)
+        assert status == 403 and "token" in json.loads(data)["error"]
+    status, page = call(server, "GET", f"/?t={server.token}", token=False)
+    assert status == 200 and b"Send your board" in page
+    assert server.server_address[0] == "127.0.0.1"
