@@ -89,7 +89,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Mapping
 
-from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, render_lines
+from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible, render_lines
 
 GAME = "carcassonne"
 
@@ -984,6 +984,7 @@ def validate(layout: Layout) -> list[Finding]:
         held = sum(layout.held(c, token) for c in layout.players)
         if held > box:
             out.append(Finding("too-many-tokens", f"the players hold {held} {token}, the box has {box}"))
+    out += implausible(GAME, {"track": dict(layout.track)})
     return out
 
 

@@ -72,6 +72,7 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 
 import scoring
 from vision import UserError
+from vision.limits import LIMITS, Limits, load_json, read_text, regular_file, with_timeout
 from vision.store import Photo, Record, Store
 
 # ---------------------------------------------------------------------------
@@ -81,6 +82,7 @@ PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".h
 HEIF_SUFFIXES = (".heic", ".heif")
 SIDE_SUFFIX = ".side.json"
 DEFAULT_READER = "vision.read:read_photo"
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)   # both stop a batch cleanly; twice abandons
 IN_FLIGHT_PER_WORKER = 2          # photos queued per worker: keeps workers busy, and little in flight
 ERRORS_LISTED = 10                # failed photos named in the summary
 
@@ -103,13 +105,14 @@ def find_photos(paths: Iterable[str | Path]) -> list[Path]:
     """
     found: list[Path] = []
     for path in map(Path, paths):
-        if path.is_file():
+        if path.is_dir():
+            # not only regular files: a FIFO or a broken link named like a photo becomes an error row
+            found += sorted(p for p in path.rglob("*")
+                            if is_photo_name(p) and not p.is_dir()
+                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        elif path.exists() or path.is_symlink():
             if is_photo_name(path):
                 found.append(path)
-        elif path.is_dir():
-            found += sorted(p for p in path.rglob("*")
-                            if p.is_file() and is_photo_name(p)
-                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
         else:
             raise UserError(path, "no such file or folder")
     return found
@@ -124,52 +127,99 @@ def names_from_filename(path: str | Path) -> tuple[str, int | None, int | None]:
 
 @dataclass(frozen=True)
 class Manifest:
-    """A manifest CSV: photo path -> (player, table, round)."""
+    """A manifest CSV: photo path -> (player, table, round), and the rows it could not take.
+
+    A bad row (a table that is not a number, a cell too long) costs only its
+    photo, which is stored as an error row with the row's problem.
+    """
 
     path: Path
     by_path: dict[Path, tuple[str | None, int | None, int | None]]
+    problems: dict[Path, str] = field(default_factory=dict)    # photo path -> one-line error
+    skipped: list[str] = field(default_factory=list)           # rows that name no photo one can find
 
-    def lookup(self, photo: Path) -> tuple[str | None, int | None, int | None] | None:
-        """The photo's entry, by its path, or else by its file name if that is unique."""
-        entry = self.by_path.get(photo.resolve())
+    def _find(self, table: dict, photo: Path):
+        entry = table.get(photo.resolve())
         if entry is None:
-            named = [v for p, v in self.by_path.items() if p.name == photo.name]
+            named = [v for p, v in table.items() if p.name == photo.name]
             entry = named[0] if len(named) == 1 else None
         return entry
 
+    def lookup(self, photo: Path) -> tuple[str | None, int | None, int | None] | None:
+        """The photo's entry, by its path, or else by its file name if that is unique."""
+        return self._find(self.by_path, photo)
 
-def read_manifest(path: str | Path) -> Manifest:
+    def problem(self, photo: Path) -> str | None:
+        """The one-line problem of the photo's row, None when its row is good (or absent)."""
+        return self._find(self.problems, photo)
+
+
+def read_manifest(path: str | Path, limits: Limits = LIMITS) -> Manifest:
     """Read a manifest CSV with the header ``photo,player,table,round``.
 
     Only ``photo`` is required; table and round are whole numbers; blank
-    cells fall back to the file-name pattern.
+    cells fall back to the file-name pattern. A file that is not a manifest
+    is refused in one line; a bad row is its photo's error.
     """
     path = Path(path)
+    text = read_text(path, limits.max_manifest_bytes, "manifest", limits)
+    previous = csv.field_size_limit()
+    csv.field_size_limit(limits.max_manifest_bytes)       # long cells are judged below, row by row
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(path, "no such manifest file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(path, f"cannot read the manifest ({e})") from None
-    rows = csv.DictReader(io.StringIO(text))
-    header = [h.strip().lower() for h in rows.fieldnames or []]
+        return _parse_manifest(path, text, limits)
+    except csv.Error as e:
+        raise UserError(path, f"not a manifest CSV ({e})") from None
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _parse_manifest(path: Path, text: str, limits: Limits) -> Manifest:
+    rows = csv.DictReader(io.StringIO(text, newline=""))
+    header = [(h or "").strip().lower()[:100] for h in rows.fieldnames or []]
     if "photo" not in header:
         raise UserError(path, "not a manifest: the first line must name the columns photo,player,table,round")
     rows.fieldnames = header
-    entries = {}
-    for line, row in enumerate(rows, start=2):
+    entries, problems, skipped = {}, {}, []
+    line = 1
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            skipped.append(f"{path}: line {rows.line_num}: {one_line(e)}")
+            continue
+        line = rows.line_num
         photo = (row.get("photo") or "").strip()
         if not photo:
             continue
-        numbers = []
-        for column in ("table", "round"):
-            value = (row.get(column) or "").strip()
-            if value and not value.isdigit():
-                raise UserError(path, f"line {line}: {column} must be a whole number, not {value!r}")
-            numbers.append(int(value) if value else None)
-        player = (row.get("player") or "").strip() or None
-        entries[(path.parent / photo).resolve()] = (player, *numbers)
-    return Manifest(path, entries)
+        if len(photo) > limits.max_manifest_field or "\0" in photo:
+            skipped.append(f"{path}: line {line}: the photo cell is not a file name "
+                           f"({len(photo)} characters)")
+            continue
+        key = (path.parent / photo).resolve()
+        try:
+            entries[key] = _manifest_row(row, limits)
+        except ValueError as e:
+            problems[key] = f"{path}: line {line}: {e}"
+    return Manifest(path, entries, problems, skipped)
+
+
+def _manifest_row(row: dict, limits: Limits) -> tuple[str | None, int | None, int | None]:
+    for column, value in row.items():
+        cells = value if isinstance(value, list) else [value]     # extra cells come as a list
+        for cell in cells:
+            if cell is not None and len(cell) > limits.max_manifest_field:
+                raise ValueError(f"{column or 'a cell'} is {len(cell)} characters long; "
+                                 f"at most {limits.max_manifest_field}")
+    numbers = []
+    for column in ("table", "round"):
+        value = (row.get(column) or "").strip()
+        if value and not (value.isascii() and value.isdigit() and len(value) <= 9):
+            raise ValueError(f"{column} must be a whole number, not {value[:40]!r}")
+        numbers.append(int(value) if value else None)
+    player = one_line(row.get("player") or "") or None
+    return (player, *numbers)
 
 
 def side_file(photo: Path) -> Path:
@@ -184,26 +234,32 @@ def side_file(photo: Path) -> Path:
 def read_side(photo: Path) -> dict | None:
     """The photo's side file as a dict, None without one; UserError if it is not a JSON object."""
     path = side_file(photo)
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise UserError(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(path, f"cannot read the side file ({e})") from None
+    data = load_json(path, "side file")
     if not isinstance(data, dict):
         raise UserError(path, "must be one JSON object of off-board values")
     return data
 
 
-def file_hash(path: Path) -> str:
-    """SHA-256 of the file's bytes, hex."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def file_hash(path: Path, limits: Limits = LIMITS) -> str:
+    """SHA-256 of the file's bytes, hex; :class:`UserError` for what cannot be a photo
+    (not a regular file, too large, unreadable, or a read that hangs)."""
+    size = regular_file(path, "photo").st_size
+    if size > limits.max_photo_bytes:
+        raise UserError(path, f"too large for a photo ({size // 2**20} MiB)")
+
+    def digest() -> str:
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+        except OSError as e:
+            raise UserError(path, f"cannot read the file ({e.strerror or e})") from None
+        return h.hexdigest()
+
+    return with_timeout(digest, limits.read_timeout_s, path)
 
 
 @dataclass
@@ -224,17 +280,19 @@ def plan(files: Iterable[Path], game: str, manifest: Manifest | None = None) -> 
         problem = None
         try:
             digest = file_hash(path)
-        except OSError as e:
+        except UserError as e:
             # no content to key it by: keyed by its path, so it is still reported and stored
-            digest = "path:" + str(path.resolve())
-            problem = f"{path}: cannot read the file ({e.strerror or e})"
+            digest = "path:" + str(path.absolute())
+            problem = str(e)
         if digest in seen:
             out.copies.append((path, seen[digest]))
             continue
         seen[digest] = str(path)
         entry = manifest.lookup(path) if manifest else None
+        if manifest and problem is None:
+            problem = manifest.problem(path)
         player, table, rnd = names_from_filename(path)
-        if manifest and entry is None:
+        if manifest and entry is None and manifest.problem(path) is None:
             out.unlisted += 1
         if entry is not None:
             player = entry[0] or player
@@ -324,11 +382,6 @@ def read_one(photo: Photo, reader: str | Callable = DEFAULT_READER, data: bytes 
             path = os.path.join(tmpdir, Path(photo.path).name)
             with open(path, "wb") as f:
                 f.write(data)
-        if Path(path).suffix.lower() in HEIF_SUFFIXES:
-            import cv2
-            if not cv2.haveImageReader(path):
-                raise UserError(photo.path, "HEIC/HEIF photos cannot be decoded here (OpenCV has no "
-                                            "HEIF support); export them as JPEG")
         options = {}
         if photo.side is not None:
             if takes_side(fn, photo.game):
@@ -389,9 +442,42 @@ class InlineExecutor:
         pass
 
 
-def _worker_init() -> None:
-    # Ctrl-C reaches the whole process group; only the main process acts on it.
+PR_SET_PDEATHSIG = 1                 # linux/prctl.h
+PARENT_POLL_S = 1.0                  # how often a worker looks whether its parent is still there
+
+
+def _worker_init(parent: int) -> None:
+    """Set up a worker: it leaves signals to the main process, and dies with it.
+
+    Ctrl-C and SIGTERM reach the whole process group; only the main process
+    acts on them (it stops handing out photos and stores those being read).
+    If the main process dies, however (SIGKILL, a crash), its workers must
+    not live on: on Linux the kernel sends them SIGKILL (``PR_SET_PDEATHSIG``),
+    and on every system a watchdog thread exits when the parent is gone.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process exit when the process ``parent`` does, whatever kills it."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass                                     # the watchdog below still works
+    if os.getppid() != parent:                       # the parent died before the line above
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="scorelens-parent-watch").start()
 
 
 class LocalExecutor:
@@ -405,7 +491,7 @@ class LocalExecutor:
     def _start(self) -> ProcessPoolExecutor:
         import multiprocessing
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init)
+                                   initializer=_worker_init, initargs=(os.getpid(),))
 
     def submit(self, photo: Photo) -> Future:
         return self._pool.submit(read_one, photo, self.reader)
@@ -496,8 +582,10 @@ class Summary:
     failed_before: int = 0          # stored as errors by an earlier run, not retried
     left: int = 0                   # not stored (interrupted)
     interrupted: bool = False
+    stopped_by: int = signal.SIGINT  # the signal that stopped it, when interrupted
     seconds: float = 0.0
     side_ignored: int = 0
+    elsewhere: int = 0              # stored meanwhile by another batch on the same store
 
     @property
     def stored(self) -> int:
@@ -506,7 +594,7 @@ class Summary:
     @property
     def exit_status(self) -> int:
         if self.interrupted:
-            return 130
+            return 128 + int(self.stopped_by)           # 130 for Ctrl-C, 143 for SIGTERM
         return 1 if self.failed or self.failed_before else 0
 
 
@@ -518,8 +606,8 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
     """Read every photo under ``paths`` into the store ``db``, skipping what is stored.
 
     ``progress`` None shows the progress bar only on a terminal. The first
-    Ctrl-C stops handing out photos and stores those being read; a second
-    abandons them. Either way what is stored stays stored.
+    Ctrl-C (or SIGTERM) stops handing out photos and stores those being read;
+    a second abandons them. Either way what is stored stays stored.
     """
     out = out or sys.stdout
     scoring.game_module(game)                          # an unknown game fails before any work
@@ -528,7 +616,10 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
     for path in paths:
         if path.is_file() and not is_photo_name(path) and not path.name.endswith(SIDE_SUFFIX):
             print(f"skipping {path}: not a photo (expected {', '.join(PHOTO_SUFFIXES)})", file=sys.stderr)
-    the_plan = plan(found, game, read_manifest(manifest) if manifest else None)
+    the_manifest = read_manifest(manifest) if manifest else None
+    for message in the_manifest.skipped if the_manifest else ():
+        print(f"skipping {message}", file=sys.stderr)
+    the_plan = plan(found, game, the_manifest)
     summary = Summary(str(db), photos=len(the_plan.photos), copies=len(the_plan.copies))
     for copy, original in the_plan.copies:
         print(f"skipping {copy}: the same photo as {original}", file=sys.stderr)
@@ -545,7 +636,7 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
                                                            if stored.get(p.hash) == "error")
         if todo:
             _read_all(todo, the_plan.problems, store, make_executor(executor, reader, workers),
-                      summary, progress)
+                      summary, progress, retry=retry_failed)
         now_stored = store.status([p.hash for p in todo])
         summary.left = sum(1 for p in todo if p.hash not in now_stored)
         _report(summary, store, out, resume_command)
@@ -553,7 +644,7 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
 
 
 def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executor: Executor,
-              summary: Summary, progress: bool | None) -> None:
+              summary: Summary, progress: bool | None, retry: bool = False) -> None:
     """The reading loop: keep the workers busy, store each outcome as it comes."""
     from tqdm import tqdm
 
@@ -561,15 +652,24 @@ def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executo
     bar = tqdm(total=len(todo), unit="photo", desc="reading", file=sys.stderr, dynamic_ncols=True,
                disable=None if progress is None else not progress)
 
-    def on_sigint(signum, frame):
+    def on_signal(signum, frame):
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
-        bar.write("stopping: storing the photos being read (Ctrl-C again to abandon them)", file=sys.stderr)
+        summary.stopped_by = signum
+        how = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        bar.write(f"stopping ({how}): storing the photos being read ({how} again to abandon them)",
+                  file=sys.stderr)
 
-    previous = None
+    previous = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, on_sigint)
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, on_signal)
+
+    def taken_elsewhere(photo: Photo) -> bool:
+        """Stored since this batch looked (by another batch on the same store)."""
+        now = store.status([photo.hash]).get(photo.hash)
+        return now == "read" or (now == "error" and not retry)
 
     queue = deque(todo)
     suspects: deque[Photo] = deque()     # in flight when a worker died: retried one at a time
@@ -579,7 +679,10 @@ def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executo
     finished = False
 
     def keep(photo: Photo, reading: dict | None = None, error: str | None = None, seconds=None):
-        store.add(photo, reading=reading, error=error, seconds=seconds)
+        if not store.add(photo, reading=reading, error=error, seconds=seconds):
+            summary.elsewhere += 1       # another batch stored it first: counted there, not here
+            bar.update(1)
+            return
         if error is None:
             summary.read += 1
         else:
@@ -594,6 +697,10 @@ def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executo
                     break
                 alone = bool(suspects)
                 photo = (suspects or queue).popleft()
+                if taken_elsewhere(photo):
+                    summary.elsewhere += 1
+                    bar.update(1)
+                    continue
                 if photo.hash in problems:
                     keep(photo, error=problems[photo.hash])
                     continue
@@ -638,8 +745,8 @@ def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executo
             future.cancel()
     finally:
         executor.close(cancel=not finished)
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         bar.close()
         summary.seconds = time.perf_counter() - start
         summary.interrupted = stop.is_set()
@@ -656,6 +763,9 @@ def _report(summary: Summary, store: Store, out: TextIO, resume_command: str | N
         print(f"skipped {summary.skipped} photos already in {summary.db}"
               + (f" ({summary.failed_before} of them stored as errors; --retry-failed reads them again)"
                  if summary.failed_before else ""), file=out)
+    if summary.elsewhere:
+        print(f"{summary.elsewhere} photos were stored meanwhile by another batch on {summary.db}; "
+              "they are counted there, not here", file=out)
     if summary.side_ignored:
         print(f"{summary.side_ignored} side files were stored but not used: this reader takes no "
               "off-board values", file=out)
@@ -666,7 +776,8 @@ def _report(summary: Summary, store: Store, out: TextIO, resume_command: str | N
     print(f"{summary.db}: {total} photos, {counts['read']} read, {counts['error']} errors, "
           f"{counts['flagged']} flagged for review", file=out)
     if summary.interrupted:
-        print(f"interrupted: {summary.photos - summary.left} of {summary.photos} photos are stored, "
+        how = "Ctrl-C" if summary.stopped_by == signal.SIGINT else signal.Signals(summary.stopped_by).name
+        print(f"interrupted ({how}): {summary.photos - summary.left} of {summary.photos} photos are stored, "
               f"{summary.left} left; run the same command again to resume"
               + (f":\n  {resume_command}" if resume_command else ""), file=out)
     elif counts["flagged"]:
@@ -786,27 +897,66 @@ def export(db: str | Path, csv_path: str | Path | None = None, as_json: bool = F
     csv_path = Path(csv_path)
     standings_path = csv_path.with_name(csv_path.stem + "-standings" + (csv_path.suffix or ".csv"))
     categories = list(dict.fromkeys(c for row in rows for c in row["categories"]))
-    try:
-        with open(csv_path, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow(FIXED_COLUMNS + tuple(categories))
-            for row in rows:
-                writer.writerow([_cell(row[c]) for c in FIXED_COLUMNS]
-                                + [_cell(row["categories"].get(c)) for c in categories])
-        rounds = sorted({k for s in table for k in s["rounds"]}, key=lambda k: (k == "-", int(k) if k.isdigit() else 0))
-        with open(standings_path, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow(["rank", "player", "total", "tie_break", *(f"round {k}" for k in rounds),
-                             "photos", "unread"])
-            for s in table:
-                writer.writerow([_cell(s["rank"]), s["player"], s["total"], _cell(s["tie_break"]),
-                                 *(_cell(s["rounds"].get(k)) for k in rounds), s["photos"], s["unread"]])
-    except OSError as e:
-        raise UserError(e.filename or csv_path, f"cannot write ({e.strerror or e})") from None
+    rounds = sorted({k for s in table for k in s["rounds"]}, key=lambda k: (k == "-", int(k) if k.isdigit() else 0))
+
+    def write_photos(f):
+        writer = csv.writer(f)
+        writer.writerow(FIXED_COLUMNS + tuple(categories))
+        for row in rows:
+            writer.writerow([_cell(row[c]) for c in FIXED_COLUMNS]
+                            + [_cell(row["categories"].get(c)) for c in categories])
+
+    def write_standings(f):
+        writer = csv.writer(f)
+        writer.writerow(["rank", "player", "total", "tie_break", *(f"round {k}" for k in rounds),
+                         "photos", "unread"])
+        for s in table:
+            writer.writerow([_cell(s["rank"]), s["player"], s["total"], _cell(s["tie_break"]),
+                             *(_cell(s["rounds"].get(k)) for k in rounds), s["photos"], s["unread"]])
+
+    write_atomically(csv_path, write_photos)
+    write_atomically(standings_path, write_standings)
     photos = len({row["photo"] for row in rows})
     print(f"wrote {len(rows)} rows ({photos} photos, a row per player on each) to {csv_path} "
           f"and {len(table)} players to {standings_path}", file=out)
     return 0
+
+
+def write_atomically(path: str | Path, write: Callable[[TextIO], None]) -> None:
+    """Write a text file whole or not at all: into a temporary file beside it, then renamed.
+
+    A full disk or a crash leaves the old file (or none), never a cut one;
+    the error is a :class:`UserError` naming the file.
+    """
+    path = Path(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.chmod(tmp, _new_file_mode(path))
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise UserError(path, f"cannot write ({e.strerror or e})") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode the file would have had if written in place: its own, or 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _cell(value: Any) -> Any:

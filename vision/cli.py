@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
-from pathlib import Path
 
 from scoring import StateError
 from vision import UserError
@@ -27,38 +28,33 @@ EXIT_USAGE = 2
 # scorelens score
 
 def read_state(path: str, game: str | None):
-    """Read a state from a JSON file or a text-form file (``-`` for stdin)."""
-    import scoring
+    """Read a state from a JSON file or a text-form file (``-`` for stdin).
 
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        p = Path(path)
-        if not p.exists():
-            raise UserError(path, "no such file")
-        if p.is_dir():
-            raise UserError(path, "is a directory, not a state file")
-        try:
-            text = p.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UserError(path, "not a JSON file (not UTF-8 text)") from None
-    stripped = text.lstrip()
+    Both are read within the limits of :mod:`vision.limits` (a regular file,
+    its size, nesting, the length of numbers), and every problem is one line.
+    """
+    import scoring
+    from scoring.common import check_text, parse_json
+    from vision.limits import LIMITS, read_stdin, read_text
+
+    text = read_stdin() if path == "-" else read_text(path, LIMITS.max_json_bytes, "state file")
+    stripped = text.lstrip("\ufeff \t\r\n")
     try:
         if stripped.startswith(("{", "[")) or not stripped:
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise UserError(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-            return scoring.load_state(data, game)
+            return scoring.load_state(parse_json(text), game)
         # the compact text form starts with the game's name
-        name = game or stripped.split(None, 1)[0]
+        text = check_text(text)
+        name = game or text.split(None, 1)[0]
         if name not in scoring.GAMES:
             raise UserError(path, "not a JSON state, and not a text form that starts with a game name "
                                   f"({', '.join(scoring.GAMES)})")
         module = scoring.game_module(name)
-        return module, module.from_text(stripped)
+        return module, module.from_text(text)
     except StateError as e:
         raise UserError(path, str(e)) from None
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as e:
+        # a text form the parser did not foresee: still one line
+        raise UserError(path, f"cannot read the state ({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
 
 
 def cmd_score(args) -> int:
@@ -121,8 +117,8 @@ def cmd_calibrate(args) -> int:
 BATCH_EPILOG = """\
 photos:
   Each PATH is a photo or a folder; folders are walked (sub-folders too) for
-  .jpg .jpeg .png .webp .bmp .tif .tiff, any case. .heic/.heif photos are
-  stored as errors: OpenCV here cannot decode them, export them as JPEG.
+  .jpg .jpeg .png .webp .bmp .tif .tiff .heic .heif, any case (HEIC through
+  pillow-heif).
 
 whose board (without --manifest, or for photos it does not list):
   T<table>_R<round>_<player>.jpg, e.g. T03_R2_Alice.jpg is table 3, round 2,
@@ -133,18 +129,26 @@ whose board (without --manifest, or for photos it does not list):
 
 off-board values:
   NAME.side.json next to NAME.jpg, one JSON object, is passed to the reader
-  as side= (when the reader takes it) and stored with the photo.
+  as side= (when the reader takes it) and stored with the photo. A manifest
+  row or side file that cannot be read is that photo's error row.
 
 resuming:
   Photos are known by the SHA-256 of their bytes. Each one is committed to
   the store as soon as it is read; photos already stored are skipped, so the
-  same command run again resumes. Ctrl-C stores the photos being read and
-  stops (press it again to abandon them).
+  same command run again resumes. Ctrl-C (or SIGTERM) stores the photos
+  being read and stops, printing the command that resumes (press it again to
+  abandon them). Worker processes never outlive the batch.
+
+limits:
+  A photo is read only if it is a regular file of at most 200 MiB whose
+  header says at most 50 MP (270 MP for a JPEG); a side file or a state is
+  JSON of at most 4 MiB, nested at most 64 deep, with numbers of at most 15
+  digits. What breaks a limit is that photo's error row (docs/hardening.md).
 
 exit status:
   0 all photos read, 1 some photo could not be read (stored as an error row
   with its message, now or by an earlier run), 2 bad arguments, 130 stopped
-  by Ctrl-C.
+  by Ctrl-C, 143 stopped by SIGTERM.
 """
 
 
@@ -158,10 +162,21 @@ def cmd_batch(args) -> int:
                         ("--executor", args.executor), ("--reader", args.reader)):
         if value is not None:
             again += [flag, str(value)]
-    summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
-                        executor=args.executor, reader=args.reader or "vision.read:read_photo",
-                        retry_failed=args.retry_failed, progress=False if args.no_progress else None,
-                        resume_command=shlex.join(again))
+    def stop(signum, frame):                  # before and after the reading loop, which has its own
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
+                            executor=args.executor, reader=args.reader or "vision.read:read_photo",
+                            retry_failed=args.retry_failed, progress=False if args.no_progress else None,
+                            resume_command=shlex.join(again))
+    except KeyboardInterrupt:
+        print(f"scorelens: interrupted; what is stored stays stored, run the same command again to resume:\n"
+              f"  {shlex.join(again)}", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return summary.exit_status
 
 
@@ -213,6 +228,25 @@ def cmd_bench(args) -> int:
 
 
 # ---------------------------------------------------------------------------
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535.
+
+    >>> port_number("8080"), port_number("0")
+    (8080, 0)
+    >>> port_number("99999")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 99999 is not a port (0 to 65535; 0 picks a free one)
+    """
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text[:20]} is not a port (0 to 65535; 0 picks a free one)")
+    return port
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -271,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
                    help="the game shown in the photos (default: avenue)")
     p.add_argument("--db", metavar="FILE", help="review the flagged photos of this results store (scorelens batch)")
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=port_number, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-browser", action="store_true", help="print the page's address, do not open a browser")
     p.add_argument("--corrections", metavar="DIR",
                    help="where corrected crops go (default: $SCORELENS_HOME/corrections, "
@@ -388,6 +422,15 @@ def main(argv: list[str] | None = None) -> int:
         # the reader of our output went away (`scorelens ... | head`): not an error
         sys.stderr.close()
         return 0
+    except MemoryError:
+        print("scorelens: out of memory", file=sys.stderr)
+        return 1
+    except Exception as e:            # a bug: one line, and the traceback on request
+        if os.environ.get("SCORELENS_DEBUG"):
+            raise
+        print(f"scorelens: internal error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
+              "(please report it; SCORELENS_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":  # pragma: no cover

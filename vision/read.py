@@ -22,6 +22,7 @@ no-such-photo.jpg: no such file
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,7 @@ import scoring
 from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
+from vision.limits import load_json
 from vision.assemble import assemble_avenue
 from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, cut_column
 from vision.classify import classifier
@@ -214,7 +216,10 @@ def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: s
     if debug is not None:
         write_debug(reading, decoded.image, debug, photo_scale=s)
     if use_saved and source != "<array>":
-        from vision.review import apply_saved
+        from vision.review import apply_saved, saved_path
+        saved = saved_path(source)
+        if saved.exists() or saved.is_symlink():
+            load_json(saved, "saved review")      # the limits first: a regular file, sane JSON
         reading = apply_saved(reading)
     return reading
 
@@ -418,6 +423,19 @@ def cmd_read(args) -> int:
             reading = read_photo(path, args.game, debug=args.debug, **options, **extra)
         except UserError as e:
             print(f"scorelens: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        except scoring.StateError as e:
+            print(f"scorelens: {path}: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as e:              # one photo's failure never stops the others
+            if os.environ.get("SCORELENS_DEBUG"):
+                raise
+            print(f"scorelens: {path}: the reader failed: {type(e).__name__}: "
+                  f"{' '.join(str(e).split())[:300]}", file=sys.stderr)
             failed += 1
             continue
         if args.json:
