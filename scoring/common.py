@@ -172,7 +172,7 @@ def parse_json(text: str | bytes, limits: InputLimits = LIMITS) -> Any:
     >>> parse_json('{"card_points": ' + "9" * 5000 + '}')
     Traceback (most recent call last):
     ...
-    scoring.common.StateError: a number 5000 digits long; at most 15 digits
+    scoring.common.StateError: card_points: a number 5000 digits long; at most 15 digits
     >>> parse_json('{"a": NaN}')
     Traceback (most recent call last):
     ...
@@ -196,7 +196,7 @@ def parse_json(text: str | bytes, limits: InputLimits = LIMITS) -> Any:
         def parse(token: str):
             digits = len(token.lstrip("-").split(".")[0].split("e")[0].split("E")[0])
             if digits > limits.max_digits:
-                raise _Refused(f"a number {digits} digits long; at most {limits.max_digits} digits")
+                return _TooLong(digits)         # check_values names its place
             return kind(token)
         return parse
 
@@ -217,6 +217,13 @@ def parse_json(text: str | bytes, limits: InputLimits = LIMITS) -> Any:
 
 class _Refused(Exception):
     """Raised inside the JSON parser's hooks; becomes a StateError."""
+
+
+@dataclass(frozen=True)
+class _TooLong:
+    """A number too long to convert, in place of its value until :func:`check_values` refuses it."""
+
+    digits: int
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -263,6 +270,9 @@ def check_values(data: Any, limits: InputLimits = LIMITS) -> None:
             raise StateError(json_path(path[:limits.max_depth]) + "...", f"nested more than {limits.max_depth} deep")
         if isinstance(value, bool) or value is None:
             continue
+        if isinstance(value, _TooLong):
+            raise StateError(json_path(path) or "(top level)",
+                             f"a number {value.digits} digits long; at most {limits.max_digits} digits")
         if isinstance(value, int):
             if not -bound < value < bound:
                 digits = _digits(value)

@@ -35,7 +35,6 @@ import os
 import stat
 import sys
 import threading
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -227,17 +226,13 @@ def image_header(data: bytes) -> ImageHeader | None:
     from PIL import Image
 
     heif_opener()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")             # Pillow's own bomb warning: we judge below
-        try:
-            with Image.open(io.BytesIO(data)) as im:
-                progressive = bool(im.info.get("progressive") or im.info.get("progression"))
-                return ImageHeader(im.format or "?", int(im.size[0]), int(im.size[1]), progressive)
-        except Image.DecompressionBombError as e:      # over 2**28 pixels: Pillow says how many
-            pixels = _bomb_size(str(e)) or 2**40
-            return ImageHeader(_format_by_magic(data), pixels, 1)
-        except Exception:                            # anything Pillow cannot place: not known
-            return None
+    Image.MAX_IMAGE_PIXELS = None        # these limits replace Pillow's own bomb check (and its warning)
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            progressive = bool(im.info.get("progressive") or im.info.get("progression"))
+            return ImageHeader(im.format or _format_by_magic(data), int(im.size[0]), int(im.size[1]), progressive)
+    except Exception:                    # anything Pillow cannot place: not known
+        return None
 
 
 _MAGIC = ((b"\xff\xd8", "JPEG"), (b"\x89PNG", "PNG"), (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"),
@@ -246,13 +241,6 @@ _MAGIC = ((b"\xff\xd8", "JPEG"), (b"\x89PNG", "PNG"), (b"II*\x00", "TIFF"), (b"M
 
 def _format_by_magic(data: bytes) -> str:
     return next((name for magic, name in _MAGIC if data.startswith(magic)), "HEIF" if data[4:8] == b"ftyp" else "?")
-
-
-def _bomb_size(message: str) -> int | None:
-    import re
-
-    m = re.search(r"\((\d+) pixels\)", message)
-    return int(m.group(1)) if m else None
 
 
 def check_pixels(header: ImageHeader, source: str | Path, limits: Limits = LIMITS) -> None:
@@ -264,7 +252,7 @@ def check_pixels(header: ImageHeader, source: str | Path, limits: Limits = LIMIT
     else:
         most = limits.max_pixels
     if pixels > most or max(w, h) > limits.max_side or min(w, h) < 1:
-        size = f"{w}x{h} pixels, " if h > 1 else ""
+        size = f"{w}x{h} pixels, "
         kind = ("progressive JPEG" if header.progressive else header.format) if header.format != "?" else "image"
         raise UserError(source, f"image too large to read ({size}{pixels / 1e6:.0f} MP; "
                                 f"a {kind} may have at most {most / 1e6:.0f} MP)")

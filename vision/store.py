@@ -259,7 +259,15 @@ class Store:
         self._db = None
         try:
             self._db = self._connect()
-            self._check_ours()
+            self._check_ours()                       # before anything is written to a file not ours
+            if not memory:
+                self._check_whole()
+            if not self.readonly:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                # FULL: a commit is on disk before add() returns, so a crash of the
+                # process or of the machine loses nothing that was reported stored.
+                self._db.execute("PRAGMA synchronous = FULL")
+                self._db.execute("PRAGMA foreign_keys = ON")
             if self.readonly:
                 if self.version < SCHEMA_VERSION:
                     raise UserError(self.path, f"an older results store (schema version {self.version}); "
@@ -277,13 +285,7 @@ class Store:
 
     def _connect(self) -> sqlite3.Connection:
         if not self.readonly:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode = WAL")
-            # FULL: a commit is on disk before add() returns, so a crash of the
-            # process or of the machine loses nothing that was reported stored.
-            db.execute("PRAGMA synchronous = FULL")
-            db.execute("PRAGMA foreign_keys = ON")
-            return db
+            return sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         # read-only: a file on a read-only mount cannot take the WAL's shared-memory
         # file; then it is opened as immutable (nobody can be writing it there)
         uri = "file:" + urllib.parse.quote(str(Path(self.path).resolve()))
@@ -313,6 +315,13 @@ class Store:
         if missing:
             raise UserError(self.path, "not a results store: its photos table is another program's "
                                        f"(no column {sorted(missing)[0]!r})")
+
+    def _check_whole(self) -> None:
+        """Refuse a damaged file (SQLite's quick check: every page and index readable and consistent),
+        before a batch writes more into it or an export reports rows read from broken pages."""
+        problem = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if problem != "ok":
+            raise UserError(self.path, _problem(sqlite3.DatabaseError(f"malformed: {problem}"), "read"))
 
     def _close_quietly(self) -> None:
         if self._db is not None:
