@@ -169,6 +169,21 @@ def test_hostile_states_are_one_line(tmp_path, name, as_json):
     assert re.search(r"nested more than 64 deep|digits long|NaN is not a number", line), line
 
 
+def test_hostile_states_on_stdin_are_one_line():
+    for text, needle in ((HOSTILE_STATES["deep.json"], "nested more than 64 deep"),
+                         (HOSTILE_STATES["long-text.txt"], "a number 5000 digits long"),
+                         ("x" * (LIMITS.max_bytes + 10), "too large for a state")):
+        one_line_error(cli("score", "-", stdin=text), "scorelens: -: ", needle)
+
+
+def test_a_hostile_saved_review_is_one_line(tmp_path):
+    photo = tmp_path / "avenue-photo-1.jpg"
+    photo.write_bytes((ROOT / "samples" / "avenue-photo-1.jpg").read_bytes())
+    saved = tmp_path / "avenue-photo-1.jpg.scorelens.json"
+    saved.write_text('{"format": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert one_line_error(cli("read", photo)) == f"scorelens: {saved}: nested more than 64 deep"
+
+
 def test_implausible_values_are_refused_or_warned(tmp_path):
     farm = json.loads((ROOT / "samples" / "agricola-stone-house.json").read_text())
     (tmp_path / "a.json").write_text(json.dumps({**farm, "card_points": 10 ** 18}))

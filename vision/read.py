@@ -36,6 +36,7 @@ import scoring
 from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
+from scoring.common import check_text
 from vision.limits import load_json
 from vision.assemble import assemble_avenue
 from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, cut_column
@@ -406,6 +407,13 @@ def cmd_read(args) -> int:
             options["template"] = avenue.load_template(args.template)
         except scoring.StateError as e:
             raise UserError(None, str(e)) from None
+    for option in ("track", "supply", "cards"):     # the limits on numbers, before any parser sees them
+        value = getattr(args, option, None)
+        if value is not None:
+            try:
+                check_text(value)
+            except scoring.StateError as e:
+                raise UserError(f"--{option}", e.problem) from None
     from vision.agricola import off_board_from_args
     off_board = off_board_from_args(args)          # Agricola: what the photo cannot show
     if off_board:
