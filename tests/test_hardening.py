@@ -129,12 +129,29 @@ def test_a_pixel_bomb_is_refused_before_decoding(tmp_path):
     limits.check_pixels(limits.ImageHeader("JPEG", 16_320, 12_240), "200mp.jpg")      # a 200 MP phone JPEG
 
 
-def test_a_truncated_png_is_one_line(tmp_path):
-    ok, png = cv2.imencode(".png", np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8))
+def test_damaged_images_of_every_format_are_one_line_each(tmp_path):
+    from PIL import Image
+
+    image = np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8)
+    ok, png = cv2.imencode(".png", image)
     path = tmp_path / "cut.png"
     path.write_bytes(png.tobytes()[: len(png) // 2])
     assert one_line_error(cli("read", path)) == \
         f"scorelens: {path}: truncated PNG (the file ends before the image does)"
+    damaged = bytearray(png.tobytes())
+    damaged[5000:5100] = bytes(100)                     # fails its checksum: libpng used to print a line
+    (tmp_path / "crc.png").write_bytes(bytes(damaged))
+    for ext in (".tif", ".bmp", ".webp"):
+        data = cv2.imencode(ext, image)[1].tobytes()
+        (tmp_path / f"cut{ext}").write_bytes(data[: len(data) // 2])
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, "GIF")
+    (tmp_path / "cut.gif").write_bytes(buf.getvalue()[: len(buf.getvalue()) // 2])
+    names = ["crc.png", "cut.tif", "cut.bmp", "cut.webp", "cut.gif"]
+    proc = cli("read", *(tmp_path / n for n in names))
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"scorelens: {tmp_path / n}: not an image, or a damaged one "
+                                        "(cannot be decoded)" for n in names]
 
 
 def test_large_images_of_every_format_are_decoded_reduced():

@@ -35,6 +35,7 @@ import os
 import stat
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -228,9 +229,12 @@ def image_header(data: bytes) -> ImageHeader | None:
     heif_opener()
     Image.MAX_IMAGE_PIXELS = None        # these limits replace Pillow's own bomb check (and its warning)
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            progressive = bool(im.info.get("progressive") or im.info.get("progression"))
-            return ImageHeader(im.format or _format_by_magic(data), int(im.size[0]), int(im.size[1]), progressive)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")              # "Corrupt EXIF data" and the like
+            with Image.open(io.BytesIO(data)) as im:
+                progressive = bool(im.info.get("progressive") or im.info.get("progression"))
+                return ImageHeader(im.format or _format_by_magic(data), int(im.size[0]), int(im.size[1]),
+                                   progressive)
     except Exception:                    # anything Pillow cannot place: not known
         return None
 

@@ -31,8 +31,13 @@ vision.UserError: dot.png: image too small to read (1x1 pixels, need at least 32
 from __future__ import annotations
 
 import io
+import os
+import sys
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -121,10 +126,11 @@ def decode_bytes(data: bytes, source: str = "<bytes>", params: Decode = DECODE) 
         raise UserError(source, "not an image, or a damaged one (cannot be decoded)")
     check_pixels(header, source, params.limits)
     image = None
-    if not heif:
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[reduce])
-    if image is None:
-        image = _decode_with_pillow(data)            # HEIF, GIF, and what this OpenCV lacks
+    with quiet_native_stderr():                      # libpng and OpenCV print their own lines
+        if not heif:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[reduce])
+        if image is None:
+            image = _decode_with_pillow(data)        # HEIF, GIF, and what this OpenCV lacks
     if image is None:
         raise UserError(source, "not an image, or a damaged one (cannot be decoded)")
     if image.ndim == 2:
@@ -145,15 +151,41 @@ def decode_bytes(data: bytes, source: str = "<bytes>", params: Decode = DECODE) 
     return Photo(image, reduce, size)
 
 
+@contextmanager
+def quiet_native_stderr() -> Iterator[None]:
+    """Send what C libraries print on stderr (libpng's ``libpng error: ...``, OpenCV's log) nowhere.
+
+    Decoding failures are reported as one line of ours; theirs would be a
+    second, unexplained one. File descriptor 2 is pointed at the null device
+    for the duration, so this is for short calls only.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, AttributeError, ValueError):
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _decode_with_pillow(data: bytes) -> np.ndarray | None:
     """BGR pixels decoded by Pillow (with pillow-heif for HEIC), turned upright by EXIF; None if it cannot."""
     from PIL import Image, ImageOps
 
     heif_opener()
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            im = ImageOps.exif_transpose(im)
-            return np.asarray(im.convert("RGB"))[:, :, ::-1].copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(data)) as im:
+                im = ImageOps.exif_transpose(im)
+                return np.asarray(im.convert("RGB"))[:, :, ::-1].copy()
     except Exception:
         return None
 
