@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 
 from scoring import StateError
 from vision import UserError
@@ -229,6 +230,27 @@ def cmd_bench(args) -> int:
 
 # ---------------------------------------------------------------------------
 
+def version() -> str:
+    """The installed scorelens's version (from its metadata), or the source tree's (pyproject.toml)."""
+    from importlib import metadata
+
+    try:
+        installed = metadata.distribution("scorelens")
+    except metadata.PackageNotFoundError:
+        installed = None
+    source = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if installed is not None and not source.is_file():
+        return installed.version
+    try:                                   # a checkout (or pip install -e): its own pyproject.toml
+        import re
+        found = re.search(r'^version\s*=\s*"([^"]+)"', source.read_text(encoding="utf-8"), re.M)
+        if found:
+            return found.group(1)
+    except OSError:
+        pass
+    return installed.version if installed is not None else "unknown"
+
+
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 0 (any free one) to 65535.
 
@@ -252,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorelens",
         description="Read and score finished boards of Agricola, Avenue and Carcassonne.")
+    parser.add_argument("--version", action="version", version=f"scorelens {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("score", help="score a board state (JSON or text form)",
