@@ -72,7 +72,8 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 
 import scoring
 from vision import UserError
-from vision.limits import LIMITS, Limits, load_json, read_text, regular_file, with_timeout
+from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, load_json, read_side, read_text, regular_file,  # noqa: F401
+                           side_file, with_timeout)
 from vision.store import Photo, Record, Store
 
 # ---------------------------------------------------------------------------
@@ -80,7 +81,6 @@ from vision.store import Photo, Record, Store
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif")
 HEIF_SUFFIXES = (".heic", ".heif")
-SIDE_SUFFIX = ".side.json"
 DEFAULT_READER = "vision.read:read_photo"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)   # both stop a batch cleanly; twice abandons
 IN_FLIGHT_PER_WORKER = 2          # photos queued per worker: keeps workers busy, and little in flight
@@ -137,6 +137,7 @@ class Manifest:
     by_path: dict[Path, tuple[str | None, int | None, int | None]]
     problems: dict[Path, str] = field(default_factory=dict)    # photo path -> one-line error
     skipped: list[str] = field(default_factory=list)           # rows that name no photo one can find
+    off_board: dict[Path, dict] = field(default_factory=dict)  # photo path -> off-board values given
 
     def _find(self, table: dict, photo: Path):
         entry = table.get(photo.resolve())
@@ -152,6 +153,10 @@ class Manifest:
     def problem(self, photo: Path) -> str | None:
         """The one-line problem of the photo's row, None when its row is good (or absent)."""
         return self._find(self.problems, photo)
+
+    def values(self, photo: Path) -> dict:
+        """The off-board values the photo's row gives (track, supply, cards, ...), as a side file holds them."""
+        return self._find(self.off_board, photo) or {}
 
 
 def read_manifest(path: str | Path, limits: Limits = LIMITS) -> Manifest:
@@ -175,11 +180,11 @@ def read_manifest(path: str | Path, limits: Limits = LIMITS) -> Manifest:
 
 def _parse_manifest(path: Path, text: str, limits: Limits) -> Manifest:
     rows = csv.DictReader(io.StringIO(text, newline=""))
-    header = [(h or "").strip().lower()[:100] for h in rows.fieldnames or []]
+    header = [column_name((h or "")[:100]) for h in rows.fieldnames or []]
     if "photo" not in header:
         raise UserError(path, "not a manifest: the first line must name the columns photo,player,table,round")
     rows.fieldnames = header
-    entries, problems, skipped = {}, {}, []
+    entries, problems, skipped, off_board = {}, {}, [], {}
     line = 1
     while True:
         try:
@@ -200,9 +205,67 @@ def _parse_manifest(path: Path, text: str, limits: Limits) -> Manifest:
         key = (path.parent / photo).resolve()
         try:
             entries[key] = _manifest_row(row, limits)
+            values = _off_board_cells(row)
         except ValueError as e:
+            entries.pop(key, None)
             problems[key] = f"{path}: line {line}: {e}"
-    return Manifest(path, entries, problems, skipped)
+            continue
+        if values:
+            off_board[key] = values
+    return Manifest(path, entries, problems, skipped, off_board)
+
+
+#: Manifest columns for the values a photo cannot show, as a side file names them
+#: (``track`` for Carcassonne; the others for Agricola), and the column names people write.
+OFF_BOARD_COLUMNS = {"track": "pairs", "supply": "pairs", "cards": "pairs", "card_points": "number",
+                     "bonus_points": "number", "begging_cards": "number", "family_members": "number",
+                     "edition": "number"}
+COLUMN_ALIASES = {"bonus": "bonus_points", "begging": "begging_cards", "family": "family_members",
+                  "points_on_cards": "card_points", "score_track": "track"}
+_PAIR = re.compile(r"([A-Za-z][\w-]{0,30})\s*=\s*(-?[0-9]{1,15})")
+
+
+def column_name(header: str) -> str:
+    """A manifest header as the side file's field: ``Card points`` -> ``card_points``.
+
+    >>> column_name(" Card points"), column_name("Bonus"), column_name("begging-cards")
+    ('card_points', 'bonus_points', 'begging_cards')
+    """
+    name = re.sub(r"[\s-]+", "_", header.strip().lower())
+    return COLUMN_ALIASES.get(name, name)
+
+
+def _off_board_cells(row: dict) -> dict:
+    """The off-board values of one manifest row; ValueError naming the column.
+
+    >>> _off_board_cells({"track": "red=54 blue=61", "card_points": "7", "supply": "", "player": "x"})
+    {'track': {'red': 54, 'blue': 61}, 'card_points': 7}
+    >>> _off_board_cells({"supply": "grain=two"})
+    Traceback (most recent call last):
+    ...
+    ValueError: supply: 'grain=two' is not NAME=N NAME=N ... (e.g. grain=2 vegetables=1)
+    """
+    out: dict = {}
+    for column, kind in OFF_BOARD_COLUMNS.items():
+        text = (row.get(column) or "").strip() if isinstance(row.get(column), str) else ""
+        if not text:
+            continue
+        if kind == "number":
+            if not re.fullmatch(r"-?[0-9]{1,15}", text):
+                raise ValueError(f"{column} must be a whole number, not {text[:40]!r}")
+            out[column] = int(text)
+            continue
+        pairs = {}
+        for word in re.split(r"\s*[,;]\s*|\s+(?=[A-Za-z][\w-]*\s*=)", text):
+            m = _PAIR.fullmatch(word.strip())
+            if not m:
+                example = "red=54 blue=61" if column == "track" else "grain=2 vegetables=1"
+                raise ValueError(f"{column}: {text[:40]!r} is not NAME=N NAME=N ... (e.g. {example})")
+            if m.group(1) in pairs:
+                raise ValueError(f"{column}: {m.group(1)} is given twice")
+            pairs[m.group(1)] = int(m.group(2))
+        out[column] = pairs
+    return out
 
 
 def _manifest_row(row: dict, limits: Limits) -> tuple[str | None, int | None, int | None]:
@@ -220,26 +283,6 @@ def _manifest_row(row: dict, limits: Limits) -> tuple[str | None, int | None, in
         numbers.append(int(value) if value else None)
     player = one_line(row.get("player") or "") or None
     return (player, *numbers)
-
-
-def side_file(photo: Path) -> Path:
-    """Where a photo's off-board values are: ``NAME.side.json`` beside ``NAME.jpg``.
-
-    >>> side_file(Path("photos/T1_R1_Ann.jpg")).as_posix()
-    'photos/T1_R1_Ann.side.json'
-    """
-    return photo.with_name(photo.stem + SIDE_SUFFIX)
-
-
-def read_side(photo: Path) -> dict | None:
-    """The photo's side file as a dict, None without one; UserError if it is not a JSON object."""
-    path = side_file(photo)
-    if not (path.exists() or path.is_symlink()):
-        return None
-    data = load_json(path, "side file")
-    if not isinstance(data, dict):
-        raise UserError(path, "must be one JSON object of off-board values")
-    return data
 
 
 def file_hash(path: Path, limits: Limits = LIMITS) -> str:
@@ -303,6 +346,9 @@ def plan(files: Iterable[Path], game: str, manifest: Manifest | None = None) -> 
             side = read_side(path)
         except UserError as e:
             problem = problem or str(e)
+        given = manifest.values(path) if manifest else {}
+        if given:                                  # the manifest's off-board columns; the side file wins
+            side = {**given, **(side or {})}
         out.photos.append(Photo(str(path), digest, game, player, table, rnd, side))
         if problem:
             out.problems[digest] = problem

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import contextmanager
 import os
 import signal
 import sys
@@ -191,10 +192,29 @@ def cmd_synth(args) -> int:
     from vision.render import write_set
 
     megapixels = _megapixels(args.megapixels)
-    names = write_set(args.game, args.n, args.seed, args.out, workers=args.workers, megapixels=megapixels,
-                      split=args.split, style=args.style)
+    with progress_bar("rendering", args.n) as progress:
+        names = write_set(args.game, args.n, args.seed, args.out, workers=args.workers, megapixels=megapixels,
+                          split=args.split, style=args.style, progress=progress)
     print(f"wrote {len(names)} photos with their truth to {args.out}")
     return 0
+
+
+@contextmanager
+def progress_bar(desc: str, total: int | None = None, unit: str = "photo"):
+    """A tqdm bar on stderr (shown only on a terminal), as ``progress(done, n)`` for the long commands."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True, disable=None)
+
+    def progress(done: int, n: int) -> None:
+        if bar.total != n:
+            bar.total = n
+        bar.update(done - bar.n)
+
+    try:
+        yield progress
+    finally:
+        bar.close()
 
 
 def _megapixels(text: str | None):
@@ -217,12 +237,12 @@ def cmd_bench(args) -> int:
     if bench.default_reader(args.game) is None:
         print(f"scorelens: no {args.game} reader yet, nothing to benchmark", file=sys.stderr)
         return EXIT_USAGE
-    progress = None
-    if sys.stderr.isatty():
-        progress = lambda done, n: print(f"\rread {done}/{n}", end="" if done < n else "\n", file=sys.stderr)
     megapixels = _megapixels(args.megapixels) or bench.BENCH.megapixels
-    result = bench.run(args.game, n=args.n, seed=args.seed, folder=args.dir, workers=args.workers,
-                       megapixels=megapixels, split=args.split, style=args.style, progress=progress)
+    with progress_bar("rendering", None if args.dir else args.n) as rendered, \
+            progress_bar("reading", args.n) as read:
+        result = bench.run(args.game, n=args.n, seed=args.seed, folder=args.dir, workers=args.workers,
+                           megapixels=megapixels, split=args.split, style=args.style, progress=read,
+                           render_progress=rendered)
     summary = result.summary()
     print(json.dumps(summary, indent=2) if args.json else bench.render_text(summary))
     return 0

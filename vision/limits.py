@@ -82,7 +82,7 @@ def regular_file(path: str | Path, what: str = "file") -> os.stat_result:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UserError(path, f"no such {what}") from None
+        raise UserError(path, "no such file") from None
     except PermissionError:
         raise UserError(path, "permission denied") from None
     except OSError as e:
@@ -195,6 +195,30 @@ def load_json(path: str | Path, what: str = "JSON file", limits: Limits = LIMITS
         return parse_json(data)
     except StateError as e:
         raise UserError(path, str(e)) from None
+
+
+SIDE_SUFFIX = ".side.json"
+
+
+def side_file(photo: Path) -> Path:
+    """Where a photo's off-board values are: ``NAME.side.json`` beside ``NAME.jpg``.
+
+    >>> side_file(Path("photos/T1_R1_Ann.jpg")).as_posix()
+    'photos/T1_R1_Ann.side.json'
+    """
+    return photo.with_name(photo.stem + SIDE_SUFFIX)
+
+
+def read_side(photo: Path) -> dict | None:
+    """The photo's side file as a dict, None without one; :class:`UserError` if it is not
+    one JSON object within the limits. ``read``, ``batch`` and the readers all read it here."""
+    path = side_file(Path(photo))
+    if not (path.exists() or path.is_symlink()):
+        return None
+    data = load_json(path, "side file")
+    if not isinstance(data, dict):
+        raise UserError(path, "must be one JSON object of off-board values")
+    return data
 
 
 def _size(n: int) -> str:

@@ -222,6 +222,21 @@ def card_total(card: dict) -> int | None:
     return total if isinstance(total, int) else None
 
 
+NOT_GIVEN = "not-given"
+
+
+def not_given_finding(name: str) -> dict:
+    """The stored finding for an off-board value nobody gave (``track``, ``track:blue``, ``card_points``).
+
+    >>> not_given_finding("track:blue")
+    {'code': 'not-given', 'message': 'track: not given for blue (counted as 0)', 'elements': ['track:blue']}
+    """
+    field, _, who = name.partition(":")
+    label = field.replace("_", " ")
+    message = f"{label}: not given for {who} (counted as 0)" if who else f"{label}: not given (counted as 0)"
+    return {"code": NOT_GIVEN, "message": message, "elements": [name]}
+
+
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"))
 
@@ -415,12 +430,15 @@ class Store:
         else:
             card = reading["score"]
             confidences = reading.get("confidences") or {}
+            # an off-board value nobody gave counts as 0: a finding, so the photo joins the review queue
+            findings = list(reading.get("findings") or []) + [
+                not_given_finding(name) for name in reading.get("not_given") or ()]
             row.update(status="read", state=_json(reading["state"]), confidences=_json(confidences),
                        flags=_json(list(reading.get("flags") or [])),
-                       findings=_json(list(reading.get("findings") or [])),
+                       findings=_json(findings),
                        card=_json(card), total=card_total(card),
                        corners=_json(reading.get("corners")), timings=_json(reading.get("timings_ms") or {}),
-                       n_flags=len(reading.get("flags") or ()) + len(reading.get("findings") or ()),
+                       n_flags=len(reading.get("flags") or ()) + len(findings),
                        min_confidence=min(confidences.values(), default=None))
         columns = ", ".join(row)
         updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "hash")
