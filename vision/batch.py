@@ -74,7 +74,7 @@ import scoring
 from vision import UserError
 from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, load_json, read_side, read_text, regular_file,  # noqa: F401
                            side_file, with_timeout)
-from vision.store import Photo, Record, Store
+from vision.store import NOT_GIVEN, Photo, Record, Store
 
 # ---------------------------------------------------------------------------
 # Parameters, in one place.
@@ -674,6 +674,10 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
               "file names", file=sys.stderr)
 
     with Store(db) as store:
+        others = [g for g in store.games() if g != game]
+        if others:
+            raise UserError(db, f"holds {' and '.join(others)} photos; a results store holds one game "
+                                f"(give the {game} photos another --db)")
         stored = store.status([p.hash for p in the_plan.photos])
         todo = [p for p in the_plan.photos
                 if p.hash not in stored or (retry_failed and stored[p.hash] == "error")]
@@ -834,7 +838,7 @@ def _report(summary: Summary, store: Store, out: TextIO, resume_command: str | N
 # Export: photos and standings
 
 FIXED_COLUMNS = ("photo", "table", "round", "player", "colour", "game", "status", "total", "tie_break",
-                 "corrected", "flags", "error", "hash")
+                 "placing", "points", "corrected", "flags", "not_given", "error", "hash")
 
 
 def player_names(player: str | None) -> dict[str, str]:
@@ -871,7 +875,9 @@ def photo_rows(records: Iterable[Record]) -> list[dict]:
         base = {"photo": r.path, "table": r.table, "round": r.round, "player": r.player, "colour": None,
                 "game": r.game, "status": r.status, "total": r.total, "tie_break": card.get("tie_break"),
                 "corrected": r.corrected, "flags": len(r.flags), "error": r.error, "hash": r.hash,
-                "categories": _points(card.get("lines", []))}
+                "not_given": " ".join(e for f in r.findings if isinstance(f, dict) and f.get("code") == NOT_GIVEN
+                                      for e in f.get("elements", [])) or None,
+                "placing": None, "points": None, "categories": _points(card.get("lines", []))}
         seats = card.get("players")
         if r.ok and isinstance(seats, dict):
             names = player_names(r.player)
@@ -883,62 +889,168 @@ def photo_rows(records: Iterable[Record]) -> list[dict]:
     return rows
 
 
-def standings(records: Iterable[Record]) -> list[dict]:
-    """Each player's total over the rounds, ranked.
+#: Tournament points by placing at a table (1st, 2nd, ...; later places score 0): ``--points``.
+DEFAULT_POINTS = (4, 2, 1, 0)
 
-    Totals are summed over the player's photos; ties are broken by the sum of
-    the cards' tie-break values (Avenue: each game's highest score box),
-    higher first. Players still tied share a rank. ``unread`` counts the
-    player's photos that failed, which the total leaves out; a player with no
-    photo read has no rank and comes last.
+#: game -> the card field that breaks a tie at a table, as the rule texts say; None: the tied
+#: players share the place. Avenue: "the tied player with the single highest value in any score
+#: box wins". Agricola: "the tied players share the victory". Carcassonne's texts name no tie-break.
+TIE_BREAK = {"avenue": "tie_break", "agricola": None, "carcassonne": None}
+
+
+def parse_points(text: str | None) -> tuple[float, ...] | None:
+    """``--points 4,2,1,0`` -> (4, 2, 1, 0); ``none`` ranks by the sum of scores alone.
+
+    >>> parse_points("4,2,1,0"), parse_points("none"), parse_points(None)
+    ((4, 2, 1, 0), None, (4, 2, 1, 0))
+    """
+    if text is None:
+        return DEFAULT_POINTS
+    if text.strip().lower() in ("none", "off", ""):
+        return None
+    try:
+        values = tuple(float(v) for v in text.replace(";", ",").split(",") if v.strip())
+    except ValueError:
+        values = ()
+    if not values or len(values) > 100 or not all(math.isfinite(v) and abs(v) < 1e6 for v in values):
+        raise UserError("--points", f"{text[:40]!r}: give the points of each place, like 4,2,1,0 (or none)")
+    return tuple(int(v) if v.is_integer() else v for v in values)
+
+
+def place(rows: list[dict], points: tuple[float, ...] | None = DEFAULT_POINTS) -> None:
+    """Give each read row its ``placing`` at its table and its tournament ``points``.
+
+    A table is the photos of one round and table number (a board of several
+    players is a table by itself). Players are placed by score, then by their
+    game's tie-break (:data:`TIE_BREAK`); players still tied share the place
+    and the mean of its points. Rows with no table get no placing.
+
+    >>> rows = [{"round": 1, "table": 2, "game": "avenue", "total": t, "tie_break": b, "hash": h, "colour": None}
+    ...         for t, b, h in ((40, 9, "a"), (40, 9, "b"), (52, 9, "c"), (30, 5, "d"))]
+    >>> place(rows)
+    >>> [(r["hash"], r["placing"], r["points"]) for r in rows]
+    [('a', 2, 1.5), ('b', 2, 1.5), ('c', 1, 4), ('d', 4, 0)]
+    """
+    tables: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        row["placing"], row["points"] = None, None
+        if row.get("total") is None:
+            continue
+        if row.get("table") is not None:
+            tables[("table", row.get("round"), row["table"])].append(row)
+        elif row.get("colour") is not None:        # one photo of a board of several players
+            tables[("photo", row.get("round"), row["hash"])].append(row)
+
+    def key(r):
+        field = TIE_BREAK.get(r.get("game"))
+        tb = r.get(field) if field else None
+        return (-r["total"], -(tb if isinstance(tb, (int, float)) else 0))
+
+    for seated in tables.values():
+        seated.sort(key=key)
+        i = 0
+        while i < len(seated):
+            j = i
+            while j + 1 < len(seated) and key(seated[j + 1]) == key(seated[i]):
+                j += 1
+            share = None
+            if points is not None:
+                won = [points[k] if k < len(points) else 0 for k in range(i, j + 1)]
+                share = sum(won) / len(won)
+                share = int(share) if float(share).is_integer() else round(share, 2)
+            for r in seated[i:j + 1]:
+                r["placing"], r["points"] = i + 1, share
+            i = j + 1
+
+
+def standings(records: Iterable[Record], points: tuple[float, ...] | None = DEFAULT_POINTS) -> list[dict]:
+    """Each player's tournament points, total score and placings over the rounds, ranked.
+
+    Players are placed at each table (:func:`place`) and earn the tournament
+    points of their placing; they are ranked by those points, then by their
+    total score, then by the sum of their cards' tie-break values (Avenue:
+    each game's highest score box). Players still tied share a rank. With
+    ``points`` None, or photos without table numbers, the total score ranks.
+    Only photos that were read make players: ``unread`` counts a player's
+    other photos, which nothing includes.
 
     >>> rec = lambda player, rnd, total, tb: Record("h", "p", "avenue", player, 1, rnd, "read", None,
     ...     {}, {"total": total, "tie_break": tb}, total, {}, {})
-    >>> [(s["rank"], s["player"], s["total"], s["tie_break"]) for s in standings([rec("Ann", 1, 30, 9),
+    >>> [(s["rank"], s["player"], s["points"], s["total"], s["tie_break"]) for s in standings([rec("Ann", 1, 30, 9),
     ...     rec("Ann", 2, 20, 8), rec("Bob", 1, 50, 12), rec("Cy", 1, 40, 14), rec("Dee", 1, 40, 14)])]
-    [(1, 'Ann', 50, 17), (2, 'Bob', 50, 12), (3, 'Cy', 40, 14), (3, 'Dee', 40, 14)]
+    [(1, 'Ann', 4, 50, 17), (2, 'Bob', 4, 50, 12), (3, 'Cy', 1.5, 40, 14), (3, 'Dee', 1.5, 40, 14)]
     """
-    players: dict[str, dict] = defaultdict(lambda: {"total": 0, "tie_break": None, "rounds": {},
-                                                    "photos": 0, "unread": 0})
-    for row in photo_rows(records):
-        s = players[row["player"] or "?"]
+    rows = photo_rows(records)
+    read = [r for r in rows if r["status"] == "read" and r["total"] is not None]
+    place(read, points)
+    players: dict[str, dict] = {}
+    for row in read:
+        s = players.setdefault(row["player"] or "?", {"points": None, "total": 0, "tie_break": None, "rounds": {},
+                                                        "placings": {}, "photos": 0, "unread": 0})
         s["photos"] += 1
-        if row["status"] != "read" or row["total"] is None:
-            s["unread"] += 1
-            continue
         s["total"] += row["total"]
         key = "-" if row["round"] is None else str(row["round"])
         s["rounds"][key] = s["rounds"].get(key, 0) + row["total"]
+        if row["placing"] is not None:
+            s["placings"][key] = row["placing"]
+        if row["points"] is not None:
+            s["points"] = round((s["points"] or 0) + row["points"], 2)
         if row["tie_break"] is not None:
             s["tie_break"] = (s["tie_break"] or 0) + row["tie_break"]
-    def unranked(s):                     # every photo of the player failed: listed last, no rank
-        return s["photos"] == s["unread"]
+    for row in rows:                       # a failed photo never makes a player; it is counted
+        if not (row["status"] == "read" and row["total"] is not None) and (row["player"] or "?") in players:
+            players[row["player"] or "?"]["photos"] += 1
+            players[row["player"] or "?"]["unread"] += 1
+    by_points = any(s["points"] is not None for s in players.values())
 
-    order = sorted(players.items(),
-                   key=lambda kv: (unranked(kv[1]), -kv[1]["total"], -(kv[1]["tie_break"] or 0), kv[0]))
+    def rank_key(s):
+        return ((-(s["points"] or 0),) if by_points else ()) + (-s["total"], -(s["tie_break"] or 0))
+
+    order = sorted(players.items(), key=lambda kv: (rank_key(kv[1]), kv[0]))
     out, previous = [], None
     for i, (player, s) in enumerate(order, start=1):
-        key = (s["total"], s["tie_break"])
-        rank = None if unranked(s) else out[-1]["rank"] if key == previous else i
-        previous = key
+        rank = out[-1]["rank"] if rank_key(s) == previous else i
+        previous = rank_key(s)
         out.append({"rank": rank, "player": player, **s})
     return out
 
 
+def unread_photos(records: Iterable[Record]) -> list[dict]:
+    """The photos that could not be read, with their errors: listed apart, never as players."""
+    return [{"photo": r.path, "player": r.player, "table": r.table, "round": r.round, "error": r.error}
+            for r in records if not r.ok]
+
+
 def export(db: str | Path, csv_path: str | Path | None = None, as_json: bool = False,
-           out: TextIO | None = None) -> int:
-    """Write the photos and the standings: CSV files, or one JSON object to ``out``."""
+           out: TextIO | None = None, html_path: str | Path | None = None,
+           points: tuple[float, ...] | None = DEFAULT_POINTS) -> int:
+    """Write the photos and the standings: CSV files, one JSON object to ``out``, or a printable HTML page."""
     out = out or sys.stdout
     with Store(db, create=False) as store:
         records = store.records()
-    rows, table = photo_rows(records), standings(records)
-    repeats = Counter((r["player"], r["round"]) for r in rows if r["round"] is not None)
+    games = sorted({r.game for r in records})
+    if len(games) > 1:
+        raise UserError(db, f"holds photos of {' and '.join(games)}: standings need one game per store "
+                            "(batch each game into its own --db)")
+    rows, table = photo_rows(records), standings(records, points)
+    place([r for r in rows if r["status"] == "read"], points)
+    unread = unread_photos(records)
+    repeats = Counter((r["player"], r["round"]) for r in rows if r["round"] is not None and r["colour"] is None)
     for (player, rnd), n in sorted(repeats.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
         if n > 1:
             print(f"note: {player} has {n} photos for round {rnd}; all of them count", file=sys.stderr)
     if as_json:
-        json.dump({"db": str(db), "photos": rows, "standings": table}, out, indent=2)
+        json.dump({"db": str(db), "game": games[0] if games else None,
+                   "points_table": list(points) if points else None, "photos": rows, "standings": table,
+                   "unread": unread}, out, indent=2)
         out.write("\n")
+        return 0
+    if html_path is not None:
+        html_path = Path(html_path)
+        page = standings_html(db, games[0] if games else None, table, rows, unread, points)
+        write_atomically(html_path, lambda f: f.write(page))
+        print(f"wrote the standings of {len(table)} players to {html_path} (open it in a browser and print it)",
+              file=out)
         return 0
     csv_path = Path(csv_path)
     standings_path = csv_path.with_name(csv_path.stem + "-standings" + (csv_path.suffix or ".csv"))
@@ -954,18 +1066,73 @@ def export(db: str | Path, csv_path: str | Path | None = None, as_json: bool = F
 
     def write_standings(f):
         writer = csv.writer(f)
-        writer.writerow(["rank", "player", "total", "tie_break", *(f"round {k}" for k in rounds),
-                         "photos", "unread"])
+        writer.writerow(["rank", "player", "points", "total", "tie_break", *(f"round {k}" for k in rounds),
+                         *(f"placing {k}" for k in rounds), "photos", "unread"])
         for s in table:
-            writer.writerow([_cell(s["rank"]), s["player"], s["total"], _cell(s["tie_break"]),
-                             *(_cell(s["rounds"].get(k)) for k in rounds), s["photos"], s["unread"]])
+            writer.writerow([_cell(s["rank"]), s["player"], _cell(s["points"]), s["total"], _cell(s["tie_break"]),
+                             *(_cell(s["rounds"].get(k)) for k in rounds),
+                             *(_cell(s["placings"].get(k)) for k in rounds), s["photos"], s["unread"]])
 
     write_atomically(csv_path, write_photos)
     write_atomically(standings_path, write_standings)
     photos = len({row["photo"] for row in rows})
     print(f"wrote {len(rows)} rows ({photos} photos, a row per player on each) to {csv_path} "
           f"and {len(table)} players to {standings_path}", file=out)
+    if unread:
+        print(f"{len(unread)} photos could not be read and are in no standing (their rows say why)", file=out)
     return 0
+
+
+def standings_html(db, game: str | None, table: list[dict], rows: list[dict], unread: list[dict],
+                   points: tuple[float, ...] | None) -> str:
+    """A printable standings page: the ranking, each table's placings, and the photos not read."""
+    from html import escape
+
+    def cell(value) -> str:
+        return "" if value is None else escape(str(value))
+
+    rounds = sorted({k for s in table for k in s["rounds"]}, key=lambda k: (k == "-", int(k) if k.isdigit() else 0))
+    head = "".join(f"<th>round {escape(k)}</th>" for k in rounds)
+    body = []
+    for s in table:
+        per_round = "".join(
+            f"<td>{cell(s['rounds'].get(k))}"
+            + (f" <small>({cell(s['placings'][k])}.)</small>" if k in s["placings"] else "") + "</td>"
+            for k in rounds)
+        body.append(f"<tr><td>{cell(s['rank'])}</td><td>{cell(s['player'])}</td><td>{cell(s['points'])}</td>"
+                    f"<td>{cell(s['total'])}</td>{per_round}</tr>")
+    tables: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r.get("placing") is not None:
+            tables[(r["round"] if r["round"] is not None else -1, r["table"] if r["table"] is not None else -1,
+                    r["hash"] if r["table"] is None else "")].append(r)
+    sections = []
+    for (rnd, tbl, _), seated in sorted(tables.items(), key=lambda kv: kv[0]):
+        title = ", ".join(([f"Round {rnd}"] if rnd != -1 else []) + ([f"table {tbl}"] if tbl != -1 else []))
+        lines = "".join(f"<tr><td>{cell(r['placing'])}.</td><td>{cell(r['player'])}</td><td>{cell(r['total'])}</td>"
+                        f"<td>{cell(r['points'])}</td></tr>" for r in sorted(seated, key=lambda r: r["placing"]))
+        sections.append(f"<section><h3>{escape(title or 'Table')}</h3><table><tr><th>place</th><th>player</th>"
+                        f"<th>score</th><th>points</th></tr>{lines}</table></section>")
+    missing = "".join(f"<li>{cell(u['photo'])}: {cell(u['error'])}</li>" for u in unread)
+    scheme = ("tournament points by place: " + "/".join(str(p) for p in points)) if points else "ranked by total score"
+    title = f"Standings: {escape(game.capitalize())}" if game else "Standings"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }} table {{ border-collapse: collapse; margin-bottom: 1em; }}
+th, td {{ border: 1px solid #999; padding: 0.25em 0.6em; text-align: left; }} th {{ background: #eee; }}
+section {{ display: inline-block; vertical-align: top; margin-right: 2em; page-break-inside: avoid; }}
+small {{ color: #555; }} @media print {{ body {{ margin: 0; }} }}
+</style></head><body>
+<h1>{title}</h1>
+<p>{escape(scheme)}; ties broken by total score, then the game's own tie-break. From {escape(str(db))}.</p>
+<table><tr><th>rank</th><th>player</th><th>points</th><th>total</th>{head}</tr>
+{''.join(body)}</table>
+<h2>Tables</h2>
+{''.join(sections)}
+{f'<h2>Photos not read</h2><ul>{missing}</ul>' if unread else ''}
+</body></html>
+"""
 
 
 def write_atomically(path: str | Path, write: Callable[[TextIO], None]) -> None:

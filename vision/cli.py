@@ -128,6 +128,15 @@ whose board (without --manifest, or for photos it does not list):
   player is the file name without its suffix. A manifest CSV has the header
   photo,player,table,round; photo is relative to the manifest's folder. For
   a Carcassonne board the player cell names each colour: red=Alice; blue=Bob.
+  The manifest may give every off-board value in columns of its own: track
+  (red=54 blue=61), supply (grain=2 vegetables=1), cards (sheep=1 boar=0
+  cattle=2), card_points, bonus_points, begging_cards, family_members,
+  edition. A side file beside the photo wins over them.
+
+a store holds one game:
+  A batch of another game into the same --db is refused; scorelens export
+  places the players at each table (round and table number; a Carcassonne
+  photo is a table) and ranks them by tournament points (--points).
 
 off-board values:
   NAME.side.json next to NAME.jpg, one JSON object, is passed to the reader
@@ -183,9 +192,10 @@ def cmd_batch(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from vision.batch import export
+    from vision.batch import export, parse_points
 
-    return export(args.db, csv_path=args.csv, as_json=args.json)
+    return export(args.db, csv_path=args.csv, as_json=args.json, html_path=args.html,
+                  points=parse_points(args.points))
 
 
 def cmd_synth(args) -> int:
@@ -398,14 +408,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal)")
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("export", help="photo totals and player standings from a results store",
-                       description="Export each photo's totals and categories (with corrections), and "
-                                   "each player's standings over the rounds, ranked.")
+    p = sub.add_parser("export", help="photo totals and tournament standings from a results store",
+                       description="Export each photo's totals and categories (with corrections), each "
+                                   "player's placing at each table and tournament points, and the standings "
+                                   "over the rounds: by tournament points, then total score, then the game's "
+                                   "own tie-break (Avenue: the highest score box). Photos that could not be "
+                                   "read are listed apart, never as players.")
     p.add_argument("--db", required=True, metavar="FILE", help="the results store of scorelens batch")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--csv", metavar="FILE",
                      help="write the photos to FILE, and the standings beside it to NAME-standings.csv")
-    how.add_argument("--json", action="store_true", help="print one JSON object: photos and standings")
+    how.add_argument("--json", action="store_true", help="print one JSON object: photos, standings, unread photos")
+    how.add_argument("--html", metavar="FILE", help="write a printable standings page (ranking and every table)")
+    p.add_argument("--points", metavar="4,2,1,0",
+                   help="tournament points for 1st, 2nd, ... at each table (default 4,2,1,0; later places 0); "
+                        "none ranks by the total score")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("synth", help="render synthetic photos of random finished boards, with their truth",

@@ -462,6 +462,11 @@ class Store:
 
     # -- export and review read ---------------------------------------------
 
+    def games(self) -> list[str]:
+        """The games of the stored photos (a store holds one game; older stores may hold several)."""
+        with self._read() as db:
+            return [g for (g,) in db.execute("SELECT DISTINCT game FROM photos ORDER BY game")]
+
     def counts(self) -> dict[str, int]:
         """How many photos are read, failed, flagged for review, and corrected."""
         with self._read() as db:
