@@ -366,8 +366,7 @@ def test_two_batches_on_one_store_count_honestly(tmp_path, truth):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
-    stored = [int(re.search(r"stored (\d+) photos", o).group(1)) if "stored " in o.split("\n")[0] else 0
-              for o in outs]
+    stored = [int(m.group(1)) if (m := re.search(r"^stored (\d+) photos", o, re.M)) else 0 for o in outs]
     elsewhere = [int(m.group(1)) if (m := re.search(r"(\d+) photos were stored meanwhile", o)) else 0
                  for o in outs]
     skipped = [int(m.group(1)) if (m := re.search(r"skipped (\d+) photos", o)) else 0 for o in outs]
