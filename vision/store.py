@@ -269,6 +269,9 @@ class Store:
                 raise UserError(self.path, "not a results store (not a regular file)")
             if readonly is None:       # export and review read a store they may not write
                 readonly = not create and not _writable(p)
+            if not readonly and not _writable(p):
+                raise UserError(self.path, "cannot be written here (a read-only folder or file): "
+                                           "give a --db where you may write")
         self.readonly = bool(readonly) and not memory
         self._lock = threading.RLock()
         self._db = None
