@@ -261,6 +261,7 @@ def test_hostile_side_files_and_manifest_rows_cost_one_photo_each(tmp_path, trut
     for stem, text in hostile.items():
         (photos / f"{stem}.side.json").write_text(text, encoding="utf-8")
     (photos / "T1_R4_Eve.side.json").symlink_to("/dev/zero")
+    os.mkfifo(photos / "T9_R1_Pipe.jpg")                 # a FIFO named like a photo: an error row, no hang
     with open(photos / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["photo", "player", "table", "round"])
@@ -277,7 +278,9 @@ def test_hostile_side_files_and_manifest_rows_cost_one_photo_each(tmp_path, trut
     with Store(db) as store:
         errors = {Path(r.path).stem: r.error for r in store.records("error")}
         read = {Path(r.path).stem: r for r in store.records("read")}
-    assert set(errors) == {"T1_R1_Ann", "T1_R1_Bob", "T1_R2_Cy", "T1_R4_Eve", "T1_R2_Ann", "T1_R2_Bob"}
+    assert set(errors) == {"T1_R1_Ann", "T1_R1_Bob", "T1_R2_Cy", "T1_R4_Eve", "T1_R2_Ann", "T1_R2_Bob",
+                           "T9_R1_Pipe"}
+    assert errors["T9_R1_Pipe"].endswith("T9_R1_Pipe.jpg: not a regular file (a FIFO)")
     assert len(read) == 14 and read["T1_R3_Ann"].player == "Ann Smith"
     assert read["T1_R3_Dee"].side == {"round:0:score": 1}
     assert "nested more than 64 deep" in errors["T1_R1_Ann"]
