@@ -75,7 +75,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, NamedTuple
 
-from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema
+from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible
 
 __all__ = [
     "Space", "Edge", "Fences", "Farmyard", "Farm",
@@ -727,6 +727,8 @@ def validate(farm: Farm) -> list[Finding]:
             found.append(Finding(f"{plural}-not-contiguous",
                                  f"{plural} are not contiguous: {_list(_names(apart))} apart from "
                                  f"{_list(_names(sorted(largest)))}", _names(apart)))
+    found += implausible("agricola", {"card_points": farm.card_points, "bonus_points": farm.bonus_points,
+                                      "begging_cards": farm.begging_cards})
     return found
 
 

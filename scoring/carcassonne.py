@@ -97,7 +97,7 @@ from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     TOKEN_MAJORITY_POINTS, TOKEN_POINTS_PER_COMPLETED, TOKEN_POINTS_EACH, TOKEN_TIERS,
     FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY, AREA_MAJORITY_POINTS,
 )
-from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, render_lines
+from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible, render_lines
 
 GAME = "carcassonne"
 
@@ -1091,6 +1091,7 @@ def validate(layout: Layout) -> list[Finding]:
         held = sum(layout.held(c, token) for c in layout.players)
         if held > box:
             out.append(Finding("too-many-tokens", f"the players hold {held} {token}, the box has {box}"))
+    out += implausible(GAME, {"track": dict(layout.track)})
     return out
 
 

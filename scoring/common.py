@@ -28,6 +28,8 @@ string, the same in every module:
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -132,6 +134,245 @@ def render_lines(lines: Iterable[ScoreLine], total: int, warnings: Iterable[Find
 
 
 # ---------------------------------------------------------------------------
+# Limits on untrusted input: every state, side file and review body is parsed
+# and checked here before anything else looks at it. The limits on files and
+# photos (sizes, pixels, timeouts) are in ``vision.limits``, which uses these.
+
+@dataclass(frozen=True)
+class InputLimits:
+    """How much JSON or text a state may be, and how large its numbers.
+
+    A finished game's state is a few kilobytes, nested six deep, with numbers
+    below a thousand; these limits are far above that and far below what costs
+    memory or time (or what SQLite and a browser can hold: 2**63, 2**53).
+    """
+
+    max_bytes: int = 4 * 2**20          # a JSON state or side file, or a text form
+    max_depth: int = 64                 # nesting of lists and objects
+    max_digits: int = 15                # an integer's digits: |n| < 10**15
+    max_string: int = 4096              # characters in one string value
+
+
+LIMITS = InputLimits()
+
+
+def parse_json(text: str | bytes, limits: InputLimits = LIMITS) -> Any:
+    r"""Parse untrusted JSON within ``limits``; :class:`StateError` with a one-line reason.
+
+    A UTF-8 byte order mark is allowed. Nesting, the length of numbers and
+    NaN/Infinity are refused before or while parsing, so that no input costs
+    more than its size.
+
+    >>> parse_json('\ufeff{"track": {"red": 54}}')
+    {'track': {'red': 54}}
+    >>> parse_json("[" * 100000)
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: nested more than 64 deep
+    >>> parse_json('{"card_points": ' + "9" * 5000 + '}')
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: card_points: a number 5000 digits long; at most 15 digits
+    >>> parse_json('{"a": NaN}')
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: not valid JSON: NaN is not a number
+    """
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > limits.max_bytes:
+            raise StateError("", f"too large for a state ({len(text) // 1024} KiB, at most "
+                                 f"{limits.max_bytes // 1024} KiB)")
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise StateError("", "not a JSON file (not UTF-8 text)") from None
+    text = text.removeprefix("\ufeff")
+    if len(text) > limits.max_bytes:
+        raise StateError("", f"too large for a state ({len(text) // 1024} KiB, at most "
+                             f"{limits.max_bytes // 1024} KiB)")
+    _check_nesting(text, limits.max_depth)
+
+    def number(kind):
+        def parse(token: str):
+            digits = len(token.lstrip("-").split(".")[0].split("e")[0].split("E")[0])
+            if digits > limits.max_digits:
+                return _TooLong(digits)         # check_values names its place
+            return kind(token)
+        return parse
+
+    def constant(token: str):
+        raise _Refused(f"not valid JSON: {token} is not a number")
+
+    try:
+        data = json.loads(text, parse_int=number(int), parse_float=number(float), parse_constant=constant)
+    except _Refused as e:
+        raise StateError("", str(e)) from None
+    except json.JSONDecodeError as e:
+        raise StateError("", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:                       # a safety net: _check_nesting comes first
+        raise StateError("", f"nested more than {limits.max_depth} deep") from None
+    check_values(data, limits)
+    return data
+
+
+class _Refused(Exception):
+    """Raised inside the JSON parser's hooks; becomes a StateError."""
+
+
+@dataclass(frozen=True)
+class _TooLong:
+    """A number too long to convert, in place of its value until :func:`check_values` refuses it."""
+
+    digits: int
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _check_nesting(text: str, max_depth: int) -> None:
+    """Refuse JSON nested deeper than ``max_depth`` before the parser recurses into it.
+
+    Strings are taken out, then each round removes the innermost ``[]`` pairs:
+    text nested ``d`` deep is empty after ``d`` rounds.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text)).replace("{", "[").replace("}", "]")
+    for _ in range(max_depth):
+        shorter = brackets.replace("[]", "")
+        if shorter == brackets:
+            break
+        brackets = shorter
+    if "[]" in brackets or "[" * (max_depth + 1) in brackets:
+        raise StateError("", f"nested more than {max_depth} deep")
+
+
+def check_values(data: Any, limits: InputLimits = LIMITS) -> None:
+    """Refuse a JSON-like value nested too deep, or holding a number or string too large.
+
+    Used on everything a state is built from (a parsed file, a review page's
+    body, a reading), so that a value that cannot be a score never reaches
+    the rules, the store or a browser.
+
+    >>> check_values({"track": {"red": 10 ** 400}})
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: track.red: a number 401 digits long; at most 15 digits
+    >>> check_values({"card_points": 10 ** 18})
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: card_points: a number 19 digits long; at most 15 digits
+    """
+    bound = 10 ** limits.max_digits
+    stack: list[tuple[Any, tuple, int]] = [(data, (), 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > limits.max_depth:
+            raise StateError(json_path(path[:limits.max_depth]) + "...", f"nested more than {limits.max_depth} deep")
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, _TooLong):
+            raise StateError(json_path(path) or "(top level)",
+                             f"a number {value.digits} digits long; at most {limits.max_digits} digits")
+        if isinstance(value, int):
+            if not -bound < value < bound:
+                digits = _digits(value)
+                raise StateError(json_path(path) or "(top level)",
+                                 f"a number {digits} digits long; at most {limits.max_digits} digits")
+        elif isinstance(value, float):
+            if not math.isfinite(value) or not -bound < value < bound:
+                raise StateError(json_path(path) or "(top level)", f"{value!r} is not a plausible number")
+        elif isinstance(value, str):
+            if len(value) > limits.max_string:
+                raise StateError(json_path(path) or "(top level)",
+                                 f"a text {len(value)} characters long; at most {limits.max_string}")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if not isinstance(k, str) or len(k) > limits.max_string:
+                    raise StateError(json_path(path) or "(top level)", "a field name that is too long")
+                stack.append((v, path + (k,), depth + 1))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, path + (i,), depth + 1) for i, v in enumerate(value))
+
+
+def _digits(n: int) -> int:
+    """Digits of a (possibly huge) integer without converting it to text.
+
+    >>> _digits(10 ** 400), _digits(-999)
+    (401, 3)
+    """
+    n = abs(n)
+    d = max(1, int(n.bit_length() * 0.30102999566398120))
+    while n >= 10 ** d:
+        d += 1
+    while d > 1 and n < 10 ** (d - 1):
+        d -= 1
+    return d
+
+
+def check_text(text: str, limits: InputLimits = LIMITS) -> str:
+    r"""A text form, within ``limits``: not too long, no number too long; returns it cleaned.
+
+    A byte order mark and carriage returns are dropped, and a Markdown code
+    fence around the text (as copied from the README) is taken off.
+
+    >>> check_text("\ufeffcarcassonne 3; D@0,0\r\n")
+    'carcassonne 3; D@0,0'
+    >>> check_text("```\navenue default\n```")
+    'avenue default'
+    >>> check_text("agricola wood ...../...../..... card_points=" + "9" * 5000)
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: text: a number 5000 digits long; at most 15 digits
+    """
+    if len(text) > limits.max_bytes:
+        raise StateError("text", f"too long for a state ({len(text) // 1024} KiB, at most "
+                                 f"{limits.max_bytes // 1024} KiB)")
+    text = text.removeprefix("\ufeff").replace("\r", "")
+    lines = [line for line in text.strip().split("\n")
+             if not line.strip().startswith("```")]
+    text = "\n".join(lines).strip()
+    long = max((m.end() - m.start() for m in re.finditer(r"\d{%d,}" % (limits.max_digits + 1), text)),
+               default=0)
+    if long:
+        raise StateError("text", f"a number {long} digits long; at most {limits.max_digits} digits")
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Values that pass every rule but no finished game shows: warnings, not errors.
+
+#: Field of the JSON form -> the largest value a finished game plausibly shows there.
+#: Agricola: the best scores in the rulebook's examples are below 60, so cards or
+#: bonuses worth 100 are a typing slip. Carcassonne: the score track has 50
+#: spaces; 500 is ten laps.
+PLAUSIBLE = {
+    "agricola": {"card_points": 100, "bonus_points": 100, "begging_cards": 20},
+    "carcassonne": {"track": 500},
+}
+
+
+def implausible(game: str, data: dict) -> list[Finding]:
+    """Warnings for off-board values above :data:`PLAUSIBLE` (a typing slip, most likely).
+
+    >>> [f.message for f in implausible("carcassonne", {"track": {"red": 5400, "blue": 61}})]
+    ['track points 5400 for red: more than a finished game plausibly shows (500); check the value']
+    >>> implausible("agricola", {"card_points": 7})
+    []
+    """
+    out = []
+    for key, most in PLAUSIBLE.get(game, {}).items():
+        value = data.get(key)
+        values = value.items() if isinstance(value, dict) else [(None, value)]
+        for who, v in values:
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) > most:
+                label = key.replace("_", " ") + (" points" if key == "track" else "")
+                out.append(Finding("implausible-value",
+                                   f"{label} {v}{f' for {who}' if who else ''}: more than a finished game "
+                                   f"plausibly shows ({most}); check the value", ()))
+    return out
+
+
+# ---------------------------------------------------------------------------
 # JSON Schema checks, with one-line errors that name the field path.
 
 @lru_cache(maxsize=None)
@@ -164,6 +405,7 @@ def check_schema(data: Any, name: str) -> None:
     """
     import jsonschema  # imported here: only loading a state needs it
 
+    check_values(data)
     schema = load_schema(name)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))

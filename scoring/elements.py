@@ -39,16 +39,36 @@ they are the same for every game:
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from .common import StateError
 
 
+_INT = re.compile(r"-?[0-9]{1,6}")
+
+
 def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(v) for v in text.split(","))
-    except ValueError:
-        raise StateError(text, "not an element position") from None
+    """The numbers of a position, ``2,3``: plain integers of at most 6 digits.
+
+    >>> _ints("2,3"), _ints("-1,0")
+    ((2, 3), (-1, 0))
+    >>> _ints("1_0,+2")
+    Traceback (most recent call last):
+    ...
+    scoring.common.StateError: 1_0,+2: not an element position
+    """
+    parts = text.split(",")
+    if not all(_INT.fullmatch(p) for p in parts):
+        raise StateError(text, "not an element position")
+    return tuple(int(p) for p in parts)
+
+
+def _index(container: Any, i: int) -> int:
+    """``i`` if it indexes ``container`` from the front: ``cell:-1,-1`` is no other name for the last cell."""
+    if not isinstance(container, list) or not 0 <= i < len(container):
+        raise IndexError(i)
+    return i
 
 
 def _locate(data: dict, name: str) -> tuple[Any, Any]:
@@ -57,21 +77,29 @@ def _locate(data: dict, name: str) -> tuple[Any, Any]:
     try:
         if kind == "cell":
             r, c = _ints(rest)
-            return data["roads"][r], c
+            row = data["roads"][_index(data["roads"], r)]
+            return row, _index(row, c)
         if kind == "round":
             index, _, part = rest.partition(":")
-            box = data["rounds"][int(index)]
-            return (box, part) if part else (data["rounds"], int(index))
+            (i,) = _ints(index)
+            box = data["rounds"][_index(data["rounds"], i)]
+            if part and part not in ("farm", "score"):
+                raise KeyError(part)
+            return (box, part) if part else (data["rounds"], i)
         if kind == "house" and not rest:
             return data["farmyard"], "house"
         if kind == "space":
             r, c = _ints(rest)
-            return data["farmyard"]["spaces"][r], c
+            spaces = data["farmyard"]["spaces"]
+            row = spaces[_index(spaces, r)]
+            return row, _index(row, c)
         if kind == "fence":
             direction, _, pos = rest.partition(":")
             r, c = _ints(pos)
             key = {"h": "horizontal", "v": "vertical"}[direction]
-            return data["farmyard"]["fences"][key][r], c
+            grid = data["farmyard"]["fences"][key]
+            row = grid[_index(grid, r)]
+            return row, _index(row, c)
         if kind == "tile":
             x, y = _ints(rest)
             tiles = data["tiles"]
@@ -80,7 +108,8 @@ def _locate(data: dict, name: str) -> tuple[Any, Any]:
                     return tiles, i
             return tiles, None
         if kind == "meeple":
-            return data["meeples"], int(rest)
+            (i,) = _ints(rest)
+            return data["meeples"], _index(data["meeples"], i)
     except (KeyError, IndexError, ValueError, TypeError):
         pass
     raise StateError(name, f"no such element in this {data.get('game', 'board')} state")

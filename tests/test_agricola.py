@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from scoring import StateError, agricola
 from scoring.agricola import (EDGES, POSITIONS, Edge, Farm, Farmyard, Fences, Space, boundary, capacity,
@@ -348,6 +348,7 @@ def test_stables_and_animals_do_not_change_the_pastures(yard, data):
 # ---------------------------------------------------------------------------
 # round trips
 
+@settings(deadline=None)     # jsonschema's first check is slow under load
 @given(farms)
 def test_json_round_trip(f):
     data = to_dict(f)

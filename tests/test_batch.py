@@ -183,9 +183,10 @@ def test_file_names_manifest_and_side_files(tmp_path, truth):
 
 def test_manifest_errors_are_one_line(tmp_path):
     bad = tmp_path / "m.csv"
-    bad.write_text("photo,player,table,round\na.jpg,Ann,one,1\n")
-    with pytest.raises(UserError, match=r"m.csv: line 2: table must be a whole number, not 'one'"):
-        read_manifest(bad)
+    bad.write_text("photo,player,table,round\na.jpg,Ann,one,1\nb.jpg,Bob,2,1\n")
+    manifest = read_manifest(bad)                  # a bad row costs its photo only
+    assert manifest.problem(tmp_path / "a.jpg") == f"{bad}: line 2: table must be a whole number, not 'one'"
+    assert manifest.lookup(tmp_path / "b.jpg") == ("Bob", 2, 1) and manifest.problem(tmp_path / "b.jpg") is None
     bad.write_text("file,who\n")
     with pytest.raises(UserError, match="not a manifest"):
         read_manifest(bad)
@@ -221,7 +222,7 @@ def test_broken_photos_become_error_rows(tmp_path, truth, capsys):
     assert "notes.jpg: not an image" in errors["notes.jpg"]
     assert "empty-table.jpg: no Avenue sheet found" in errors["empty-table.jpg"]
     assert "dot.png: image too small to read (1x1 pixels" in errors["dot.png"]
-    assert "IMG_1.heic: HEIC/HEIF photos cannot be decoded here" in errors["IMG_1.heic"]
+    assert "IMG_1.heic: not an image, or a damaged one" in errors["IMG_1.heic"]     # a HEIC header, no picture
     assert "T1_R1_Cy.side.json: not valid JSON" in errors["T1_R1_Cy.jpg"]
     assert all("\n" not in e and "Traceback" not in e for e in errors.values())
     assert "failed: " in printed and "6 failed" in printed

@@ -480,11 +480,12 @@ def default_reader(game: str) -> Callable | None:
 
 def run(game: str, n: int = BENCH.n, seed: int = BENCH.seed, folder: str | Path | None = None,
         reader: Callable | None = None, workers: int = BENCH.workers, megapixels=BENCH.megapixels,
-        split: str = BENCH.split, style: str | None = None, progress=None) -> BenchResult:
+        split: str = BENCH.split, style: str | None = None, progress=None, render_progress=None) -> BenchResult:
     """Benchmark ``reader`` on ``n`` photos rendered from ``seed``, or on the photos in ``folder``.
 
     ``workers`` rendering processes (0: render in this process, which then
-    counts the renderer's memory in ``peak_rss_mb`` too).
+    counts the renderer's memory in ``peak_rss_mb`` too). ``render_progress``
+    and ``progress`` are called ``(done, n)`` after each photo rendered and read.
     """
     reader = reader or default_reader(game)
     if reader is None:
@@ -497,7 +498,7 @@ def run(game: str, n: int = BENCH.n, seed: int = BENCH.seed, folder: str | Path 
     with tempfile.TemporaryDirectory(prefix=f"scorelens-bench-{game}-") as tmp:
         # rendered in worker processes (workers >= 1), so that peak_rss_mb is the reader's
         write_set(game, n, seed, tmp, workers=workers, separate=True, megapixels=megapixels, split=split,
-                  style=style)
+                  style=style, progress=render_progress)
         pairs = load_truths(Path(tmp), game)
         result = bench_pairs(game, pairs, reader, progress)
     return _with_info(result, {"seed": seed, "megapixels": megapixels, "split": split, "style": style or "default"})

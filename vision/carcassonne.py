@@ -2126,9 +2126,12 @@ def _jitter(rng: np.random.Generator, square, amount: float = 1.0) -> np.ndarray
     return m
 
 
-def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS) -> dict:
+def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,
+              progress=None) -> dict:
     """Adapt the tile model to the set in a calibration photo (a file or a BGR array) and
-    save it (``out``, default :func:`calibration_path`). Returns what was done."""
+    save it (``out``, default :func:`calibration_path`). Returns what was done.
+    ``progress(stage)`` is called as each of its 4 stages ends."""
+    progress = progress or (lambda stage: None)
     from pathlib import Path
 
     from vision import photo as photo_stage
@@ -2139,9 +2142,12 @@ def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: Carcassonn
         source, image = "<array>", photo_stage.from_array(photo).image
     else:
         source, image = str(photo), photo_stage.read_photo_file(photo).image
+    progress("read the photo")
     crops, labels, turn = calibration_crops(image, params, models, source)
+    progress("cut the tiles")
     model = TileModel(models.tiles, None)
     readings = model.predict(crops)
+    progress("read the tiles")
     targets = np.array([model.labels.index(label) for label in labels])
     before = float((readings.probs.argmax(1) == targets).mean())
     path = MODELS_DIR / f"{models.tiles}.onnx" if not models.tiles.endswith(".onnx") else Path(models.tiles)
@@ -2164,6 +2170,7 @@ def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: Carcassonn
     calib.info.update({"fit_before": round(before, 4), "fit_after": round(after, 4)})
     dest = Path(out) if out else calibration_path()
     calib.save(dest)
+    progress("fitted")
     return {"written": str(dest), "tiles": 24, "crops": len(crops), "turn": turn, "method": params.method,
             "fit_before": before, "fit_after": after}
 
@@ -2187,7 +2194,11 @@ def cmd_calibrate(args) -> int:
     if not args.photo:
         raise UserError(None, "calibrate needs the photo of your 24 tiles (or --reset)")
     params = CALIBRATE if not args.method else CALIBRATE.__class__(**{**CALIBRATE.__dict__, "method": args.method})
-    r = calibrate(args.photo, args.out, params)
+    import sys
+
+    from tqdm import tqdm
+    with tqdm(total=4, desc="calibrating", unit="stage", file=sys.stderr, disable=None) as bar:
+        r = calibrate(args.photo, args.out, params, progress=lambda stage: (bar.set_postfix_str(stage), bar.update()))
     print(f"{args.photo}: 24 tiles read (turned {r['turn']} degrees), {r['crops']} crops; "
           f"{r['method']} fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}")
     print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")

@@ -15,21 +15,23 @@ zero whatever the light.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 
 def _models_dir() -> Path:
-    """Where the shipped models are: ``models/`` beside the source (a checkout, or
-    ``pip install -e``), else ``PREFIX/share/scorelens/models`` where ``pip install .``
-    puts them (``[tool.setuptools.data-files]`` in ``pyproject.toml``)."""
-    beside = Path(__file__).resolve().parent.parent / "models"
-    installed = Path(sys.prefix) / "share" / "scorelens" / "models"
-    return beside if beside.is_dir() or not installed.is_dir() else installed
+    """Where the shipped models are: the package data ``vision/models`` of an
+    installed scorelens (``pip install``, ``pip install --user``, a wheel; see
+    ``[tool.setuptools]`` in ``pyproject.toml``), found with importlib.resources,
+    else ``models/`` at the top of a checkout (and of ``pip install -e``)."""
+    packaged = resources.files("vision").joinpath("models")
+    if packaged.is_dir() and any(p.name.endswith(".onnx") for p in packaged.iterdir()):
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "models"
 
 
 MODELS_DIR = _models_dir()

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import contextmanager
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -27,38 +30,33 @@ EXIT_USAGE = 2
 # scorelens score
 
 def read_state(path: str, game: str | None):
-    """Read a state from a JSON file or a text-form file (``-`` for stdin)."""
-    import scoring
+    """Read a state from a JSON file or a text-form file (``-`` for stdin).
 
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        p = Path(path)
-        if not p.exists():
-            raise UserError(path, "no such file")
-        if p.is_dir():
-            raise UserError(path, "is a directory, not a state file")
-        try:
-            text = p.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UserError(path, "not a JSON file (not UTF-8 text)") from None
-    stripped = text.lstrip()
+    Both are read within the limits of :mod:`vision.limits` (a regular file,
+    its size, nesting, the length of numbers), and every problem is one line.
+    """
+    import scoring
+    from scoring.common import check_text, parse_json
+    from vision.limits import LIMITS, read_stdin, read_text
+
+    text = read_stdin() if path == "-" else read_text(path, LIMITS.max_json_bytes, "state file")
+    stripped = text.lstrip("\ufeff \t\r\n")
     try:
         if stripped.startswith(("{", "[")) or not stripped:
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise UserError(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-            return scoring.load_state(data, game)
+            return scoring.load_state(parse_json(text), game)
         # the compact text form starts with the game's name
-        name = game or stripped.split(None, 1)[0]
+        text = check_text(text)
+        name = game or text.split(None, 1)[0]
         if name not in scoring.GAMES:
             raise UserError(path, "not a JSON state, and not a text form that starts with a game name "
                                   f"({', '.join(scoring.GAMES)})")
         module = scoring.game_module(name)
-        return module, module.from_text(stripped)
+        return module, module.from_text(text)
     except StateError as e:
         raise UserError(path, str(e)) from None
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as e:
+        # a text form the parser did not foresee: still one line
+        raise UserError(path, f"cannot read the state ({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
 
 
 def cmd_score(args) -> int:
@@ -127,8 +125,8 @@ def cmd_calibrate(args) -> int:
 BATCH_EPILOG = """\
 photos:
   Each PATH is a photo or a folder; folders are walked (sub-folders too) for
-  .jpg .jpeg .png .webp .bmp .tif .tiff, any case. .heic/.heif photos are
-  stored as errors: OpenCV here cannot decode them, export them as JPEG.
+  .jpg .jpeg .png .webp .bmp .tif .tiff .heic .heif, any case (HEIC through
+  pillow-heif).
 
 whose board (without --manifest, or for photos it does not list):
   T<table>_R<round>_<player>.jpg, e.g. T03_R2_Alice.jpg is table 3, round 2,
@@ -136,21 +134,38 @@ whose board (without --manifest, or for photos it does not list):
   player is the file name without its suffix. A manifest CSV has the header
   photo,player,table,round; photo is relative to the manifest's folder. For
   a Carcassonne board the player cell names each colour: red=Alice; blue=Bob.
+  The manifest may give every off-board value in columns of its own: track
+  (red=54 blue=61), supply (grain=2 vegetables=1), cards (sheep=1 boar=0
+  cattle=2), card_points, bonus_points, begging_cards, family_members,
+  edition. A side file beside the photo wins over them.
+
+a store holds one game:
+  A batch of another game into the same --db is refused; scorelens export
+  places the players at each table (round and table number; a Carcassonne
+  photo is a table) and ranks them by tournament points (--points).
 
 off-board values:
   NAME.side.json next to NAME.jpg, one JSON object, is passed to the reader
-  as side= (when the reader takes it) and stored with the photo.
+  as side= (when the reader takes it) and stored with the photo. A manifest
+  row or side file that cannot be read is that photo's error row.
 
 resuming:
   Photos are known by the SHA-256 of their bytes. Each one is committed to
   the store as soon as it is read; photos already stored are skipped, so the
-  same command run again resumes. Ctrl-C stores the photos being read and
-  stops (press it again to abandon them).
+  same command run again resumes. Ctrl-C (or SIGTERM) stores the photos
+  being read and stops, printing the command that resumes (press it again to
+  abandon them). Worker processes never outlive the batch.
+
+limits:
+  A photo is read only if it is a regular file of at most 200 MiB whose
+  header says at most 50 MP (270 MP for a JPEG); a side file or a state is
+  JSON of at most 4 MiB, nested at most 64 deep, with numbers of at most 15
+  digits. What breaks a limit is that photo's error row (docs/hardening.md).
 
 exit status:
   0 all photos read, 1 some photo could not be read (stored as an error row
   with its message, now or by an earlier run), 2 bad arguments, 130 stopped
-  by Ctrl-C.
+  by Ctrl-C, 143 stopped by SIGTERM.
 """
 
 
@@ -164,27 +179,58 @@ def cmd_batch(args) -> int:
                         ("--executor", args.executor), ("--reader", args.reader)):
         if value is not None:
             again += [flag, str(value)]
-    summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
-                        executor=args.executor, reader=args.reader or "vision.read:read_photo",
-                        retry_failed=args.retry_failed, progress=False if args.no_progress else None,
-                        resume_command=shlex.join(again))
+    def stop(signum, frame):                  # before and after the reading loop, which has its own
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
+                            executor=args.executor, reader=args.reader or "vision.read:read_photo",
+                            retry_failed=args.retry_failed, progress=False if args.no_progress else None,
+                            resume_command=shlex.join(again))
+    except KeyboardInterrupt:
+        print(f"scorelens: interrupted; what is stored stays stored, run the same command again to resume:\n"
+              f"  {shlex.join(again)}", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return summary.exit_status
 
 
 def cmd_export(args) -> int:
-    from vision.batch import export
+    from vision.batch import export, parse_points
 
-    return export(args.db, csv_path=args.csv, as_json=args.json)
+    return export(args.db, csv_path=args.csv, as_json=args.json, html_path=args.html,
+                  points=parse_points(args.points))
 
 
 def cmd_synth(args) -> int:
     from vision.render import write_set
 
     megapixels = _megapixels(args.megapixels)
-    names = write_set(args.game, args.n, args.seed, args.out, workers=args.workers, megapixels=megapixels,
-                      split=args.split, style=args.style)
+    with progress_bar("rendering", args.n) as progress:
+        names = write_set(args.game, args.n, args.seed, args.out, workers=args.workers, megapixels=megapixels,
+                          split=args.split, style=args.style, progress=progress)
     print(f"wrote {len(names)} photos with their truth to {args.out}")
     return 0
+
+
+@contextmanager
+def progress_bar(desc: str, total: int | None = None, unit: str = "photo"):
+    """A tqdm bar on stderr (shown only on a terminal), as ``progress(done, n)`` for the long commands."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True, disable=None)
+
+    def progress(done: int, n: int) -> None:
+        if bar.total != n:
+            bar.total = n
+        bar.update(done - bar.n)
+
+    try:
+        yield progress
+    finally:
+        bar.close()
 
 
 def _megapixels(text: str | None):
@@ -207,12 +253,12 @@ def cmd_bench(args) -> int:
     if bench.default_reader(args.game) is None:
         print(f"scorelens: no {args.game} reader yet, nothing to benchmark", file=sys.stderr)
         return EXIT_USAGE
-    progress = None
-    if sys.stderr.isatty():
-        progress = lambda done, n: print(f"\rread {done}/{n}", end="" if done < n else "\n", file=sys.stderr)
     megapixels = _megapixels(args.megapixels) or bench.BENCH.megapixels
-    result = bench.run(args.game, n=args.n, seed=args.seed, folder=args.dir, workers=args.workers,
-                       megapixels=megapixels, split=args.split, style=args.style, progress=progress)
+    with progress_bar("rendering", None if args.dir else args.n) as rendered, \
+            progress_bar("reading", args.n) as read:
+        result = bench.run(args.game, n=args.n, seed=args.seed, folder=args.dir, workers=args.workers,
+                           megapixels=megapixels, split=args.split, style=args.style, progress=read,
+                           render_progress=rendered)
     summary = result.summary()
     print(json.dumps(summary, indent=2) if args.json else bench.render_text(summary))
     return 0
@@ -220,10 +266,51 @@ def cmd_bench(args) -> int:
 
 # ---------------------------------------------------------------------------
 
+def version() -> str:
+    """The installed scorelens's version (from its metadata), or the source tree's (pyproject.toml)."""
+    from importlib import metadata
+
+    try:
+        installed = metadata.distribution("scorelens")
+    except metadata.PackageNotFoundError:
+        installed = None
+    source = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if installed is not None and not source.is_file():
+        return installed.version
+    try:                                   # a checkout (or pip install -e): its own pyproject.toml
+        import re
+        found = re.search(r'^version\s*=\s*"([^"]+)"', source.read_text(encoding="utf-8"), re.M)
+        if found:
+            return found.group(1)
+    except OSError:
+        pass
+    return installed.version if installed is not None else "unknown"
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535.
+
+    >>> port_number("8080"), port_number("0")
+    (8080, 0)
+    >>> port_number("99999")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 99999 is not a port (0 to 65535; 0 picks a free one)
+    """
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text[:20]} is not a port (0 to 65535; 0 picks a free one)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorelens",
         description="Read and score finished boards of Agricola, Avenue and Carcassonne.")
+    parser.add_argument("--version", action="version", version=f"scorelens {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("score", help="score a board state (JSON or text form)",
@@ -277,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
                    help="the game shown in the photos (default: avenue)")
     p.add_argument("--db", metavar="FILE", help="review the flagged photos of this results store (scorelens batch)")
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=port_number, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-browser", action="store_true", help="print the page's address, do not open a browser")
     p.add_argument("--corrections", metavar="DIR",
                    help="where corrected crops go (default: $SCORELENS_HOME/corrections, "
@@ -342,14 +429,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal)")
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("export", help="photo totals and player standings from a results store",
-                       description="Export each photo's totals and categories (with corrections), and "
-                                   "each player's standings over the rounds, ranked.")
+    p = sub.add_parser("export", help="photo totals and tournament standings from a results store",
+                       description="Export each photo's totals and categories (with corrections), each "
+                                   "player's placing at each table and tournament points, and the standings "
+                                   "over the rounds: by tournament points, then total score, then the game's "
+                                   "own tie-break (Avenue: the highest score box). Photos that could not be "
+                                   "read are listed apart, never as players.")
     p.add_argument("--db", required=True, metavar="FILE", help="the results store of scorelens batch")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--csv", metavar="FILE",
                      help="write the photos to FILE, and the standings beside it to NAME-standings.csv")
-    how.add_argument("--json", action="store_true", help="print one JSON object: photos and standings")
+    how.add_argument("--json", action="store_true", help="print one JSON object: photos, standings, unread photos")
+    how.add_argument("--html", metavar="FILE", help="write a printable standings page (ranking and every table)")
+    p.add_argument("--points", metavar="4,2,1,0",
+                   help="tournament points for 1st, 2nd, ... at each table (default 4,2,1,0; later places 0); "
+                        "none ranks by the total score")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("synth", help="render synthetic photos of random finished boards, with their truth",
@@ -409,6 +503,15 @@ def main(argv: list[str] | None = None) -> int:
         # the reader of our output went away (`scorelens ... | head`): not an error
         sys.stderr.close()
         return 0
+    except MemoryError:
+        print("scorelens: out of memory", file=sys.stderr)
+        return 1
+    except Exception as e:            # a bug: one line, and the traceback on request
+        if os.environ.get("SCORELENS_DEBUG"):
+            raise
+        print(f"scorelens: internal error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
+              "(please report it; SCORELENS_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":  # pragma: no cover

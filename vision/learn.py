@@ -256,8 +256,9 @@ def adapt(name: str, shipped: Path, batch: np.ndarray, labels: list[str], out: P
 
 
 def learn(game: str, corrections: str | Path | None = None, out: str | Path | None = None,
-          params: Learn = LEARN) -> list[dict]:
-    """Adapt every classifier of ``game`` to the crops in the corrections folder."""
+          params: Learn = LEARN, progress=None) -> list[dict]:
+    """Adapt every classifier of ``game`` to the crops in the corrections folder;
+    ``progress(done, n)`` is called after each model."""
     from vision.classify import MODELS_DIR, Classifier
     from vision.review import corrections_dir
 
@@ -282,6 +283,8 @@ def learn(game: str, corrections: str | Path | None = None, out: str | Path | No
             continue
         batch, labels = crops[name]
         reports.append(adapt(name, shipped, batch, labels, out, params))
+        if progress:
+            progress(len(reports), len(names))
     return reports
 
 
@@ -304,7 +307,15 @@ def cmd_learn(args) -> int:
         print("removed " + ", ".join(str(p) for p in removed) if removed else "no adapted model to remove")
         return 0
     started = time.perf_counter()
-    for r in learn(args.game, args.corrections, args.out):
+    import sys
+
+    from tqdm import tqdm
+    with tqdm(desc="learning", unit="model", file=sys.stderr, disable=None) as bar:
+        def progress(done, n):
+            bar.total = n
+            bar.update(done - bar.n)
+        results = learn(args.game, args.corrections, args.out, progress=progress)
+    for r in results:
         if r["written"]:
             print(f"{r['model']}: adapted to {r['crops']} crops ({len(r['per_label'])} labels), "
                   f"fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}; wrote {r['written']}")

@@ -30,22 +30,29 @@ vision.UserError: dot.png: image too small to read (1x1 pixels, need at least 32
 
 from __future__ import annotations
 
+import io
+import os
+import sys
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import numpy as np
 
 from vision import UserError
+from vision.limits import LIMITS, Limits, check_pixels, heif_opener, image_header, read_bytes
 
 
 @dataclass(frozen=True)
 class Decode:
-    """Parameters of photo decoding."""
+    """Parameters of photo decoding (sizes and pixel limits: :mod:`vision.limits`)."""
 
     target_long_side: int = 1600     # decode JPEGs reduced, but not below this long side
     min_short_side: int = 320        # smaller than this cannot show 6x7 readable cells
-    max_bytes: int = 200 * 2**20     # refuse anything larger than this outright
+    limits: Limits = LIMITS          # bytes, pixels, read timeout
 
 
 DECODE = Decode()
@@ -65,36 +72,39 @@ _REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
 _SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"BM", b"II*\x00", b"MM\x00*",
                b"RIFF", b"GIF8")
 
+#: ISO base media files (HEIC, HEIF, AVIF): ``....ftyp`` and a brand.
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
+
+
+def is_heif(data: bytes) -> bool:
+    """Whether the bytes are a HEIC/HEIF photo (an iPhone's), by the file's brand.
+
+    >>> is_heif(bytes(4) + b"ftypheic" + bytes(8)), is_heif(b"\\xff\\xd8\\xff")
+    (True, False)
+    """
+    return len(data) >= 12 and data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
+
 
 def read_photo_file(path: str | Path, params: Decode = DECODE) -> Photo:
-    """Read and decode the photo at ``path``."""
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise UserError(path, "is a directory, not a photo")
-        size = p.stat().st_size
-        if size > params.max_bytes:
-            raise UserError(path, f"file too large to be a photo ({size // 2**20} MiB)")
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise UserError(path, "no such file") from None
-    except PermissionError:
-        raise UserError(path, "permission denied") from None
-    except OSError as e:
-        raise UserError(path, f"cannot read file ({e.strerror or e})") from None
+    """Read and decode the photo at ``path`` (a regular file, within :mod:`vision.limits`)."""
+    data = read_bytes(path, params.limits.max_photo_bytes, "photo", params.limits)
     return decode_bytes(data, str(path), params)
 
 
 def decode_bytes(data: bytes, source: str = "<bytes>", params: Decode = DECODE) -> Photo:
-    """Decode encoded image bytes (JPEG, PNG, ...) into a BGR photo.
+    """Decode encoded image bytes (JPEG, PNG, TIFF, WebP, BMP, GIF, HEIC) into a BGR photo.
 
-    JPEGs are checked for truncation first (a truncated file decodes to a
-    half-grey picture without an error from OpenCV), and large JPEGs are
-    decoded at 1/2, 1/4 or 1/8 scale.
+    The image's size is read from its header first, and an image that would
+    cost too much memory is refused before decoding (:func:`vision.limits.check_pixels`).
+    JPEGs and PNGs are checked for truncation (a truncated JPEG decodes to a
+    half-grey picture without an error from OpenCV; a truncated PNG makes
+    libpng print to stderr). Large JPEGs are decoded at 1/2, 1/4 or 1/8 scale
+    by libjpeg; other large images are shrunk the same way after decoding.
     """
     if not data:
         raise UserError(source, "not an image (empty file)")
-    if not data.startswith(_SIGNATURES):
+    heif = is_heif(data)
+    if not (heif or data.startswith(_SIGNATURES)):
         raise UserError(source, "not an image (unrecognised file contents)")
     reduce, size = 1, None
     if data.startswith(b"\xff\xd8"):
@@ -106,8 +116,21 @@ def decode_bytes(data: bytes, source: str = "<bytes>", params: Decode = DECODE) 
             raise UserError(source, "truncated JPEG (the file ends before the image does)")
         reduce = reduction_for(width, height, params.target_long_side)
         size = (width, height)
-    buf = np.frombuffer(data, np.uint8)
-    image = cv2.imdecode(buf, _REDUCED[reduce])
+    elif data.startswith(b"\x89PNG") and not png_complete(data):
+        raise UserError(source, "truncated PNG (the file ends before the image does)")
+    header = image_header(data)
+    if header is None:
+        if heif and not heif_opener():
+            raise UserError(source, "a HEIC/HEIF photo, and pillow-heif is not installed "
+                                    "(pip install pillow-heif), or export it as JPEG")
+        raise UserError(source, "not an image, or a damaged one (cannot be decoded)")
+    check_pixels(header, source, params.limits)
+    image = None
+    with quiet_native_stderr():                      # libpng and OpenCV print their own lines
+        if not heif:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[reduce])
+        if image is None:
+            image = _decode_with_pillow(data)        # HEIF, GIF, and what this OpenCV lacks
     if image is None:
         raise UserError(source, "not an image, or a damaged one (cannot be decoded)")
     if image.ndim == 2:
@@ -120,7 +143,68 @@ def decode_bytes(data: bytes, source: str = "<bytes>", params: Decode = DECODE) 
     if min(h * reduce, w * reduce) < params.min_short_side:
         raise UserError(source, f"image too small to read ({w * reduce}x{h * reduce} pixels, "
                                 f"need at least {params.min_short_side} on the shorter side)")
-    return Photo(image, reduce, size or (w, h))
+    if size is None:                                 # decoded in full: shrink it as libjpeg would
+        size = (w, h)
+        reduce = reduction_for(w, h, params.target_long_side)
+        if reduce > 1:
+            image = cv2.resize(image, (w // reduce, h // reduce), interpolation=cv2.INTER_AREA)
+    return Photo(image, reduce, size)
+
+
+@contextmanager
+def quiet_native_stderr() -> Iterator[None]:
+    """Send what C libraries print on stderr (libpng's ``libpng error: ...``, OpenCV's log) nowhere.
+
+    Decoding failures are reported as one line of ours; theirs would be a
+    second, unexplained one. File descriptor 2 is pointed at the null device
+    for the duration, so this is for short calls only.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, AttributeError, ValueError):
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _decode_with_pillow(data: bytes) -> np.ndarray | None:
+    """BGR pixels decoded by Pillow (with pillow-heif for HEIC), turned upright by EXIF; None if it cannot."""
+    from PIL import Image, ImageOps
+
+    heif_opener()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(data)) as im:
+                im = ImageOps.exif_transpose(im)
+                return np.asarray(im.convert("RGB"))[:, :, ::-1].copy()
+    except Exception:
+        return None
+
+
+def png_complete(data: bytes) -> bool:
+    """Whether a PNG's chunks run whole up to its IEND chunk (lengths only; no checksums).
+
+    >>> ok, png = cv2.imencode(".png", np.zeros((4, 4, 3), np.uint8))
+    >>> png_complete(png.tobytes()), png_complete(png.tobytes()[:-20])
+    (True, False)
+    """
+    i, n = 8, len(data)
+    while i + 8 <= n:
+        length = int.from_bytes(data[i:i + 4], "big")
+        kind = data[i + 4:i + 8]
+        i += 12 + length
+        if kind == b"IEND":
+            return i <= n
+    return False
 
 
 def from_array(image: np.ndarray, source: str = "<array>", params: Decode = DECODE) -> Photo:

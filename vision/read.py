@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,8 @@ import scoring
 from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
+from scoring.common import check_text
+from vision.limits import load_json, read_side
 from vision.assemble import assemble_avenue
 from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, prepare_cells, prepare_column
 from vision.classify import Prediction, classifier
@@ -84,6 +87,7 @@ class Reading:
     rectified: np.ndarray | None    # the rectified board (BGR), in the vision.geometry frame
     timings_ms: dict[str, float] = field(default_factory=dict)
     alternatives: dict[str, list] = field(default_factory=dict)   # element -> [(value, p), ...] best first
+    not_given: list[str] = field(default_factory=list)   # off-board values nobody gave: counted as 0
 
     def to_dict(self) -> dict:
         module = scoring.game_module(self.game)
@@ -98,6 +102,7 @@ class Reading:
             "score": self.card.to_dict(),
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+            "not_given": list(self.not_given),
         }
 
 
@@ -216,7 +221,12 @@ def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: s
             if side is not None:
                 options["side"] = side
     clock.lap("decode")
+    if game in OFF_BOARD and "side" not in options and source != "<array>":
+        side = read_side(Path(photo))            # read once here: the reader and not_given() share it
+        if side is not None:
+            options["side"] = side
     reading = READERS[game](decoded.image, source, clock, **options)
+    reading.not_given = not_given(game, reading.state, options)
     # corners in the file's own pixels (a large JPEG is decoded reduced)
     s = decoded.scale
     reading.corners = ((reading.corners + 0.5) * s - 0.5).astype(np.float32)
@@ -224,9 +234,76 @@ def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: s
     if debug is not None:
         write_debug(reading, decoded.image, debug, photo_scale=s)
     if use_saved and source != "<array>":
-        from vision.review import apply_saved
+        from vision.review import apply_saved, saved_path
+        saved = saved_path(source)
+        if saved.exists() or saved.is_symlink():
+            load_json(saved, "saved review")      # the limits first: a regular file, sane JSON
         reading = apply_saved(reading)
     return reading
+
+
+# ---------------------------------------------------------------------------
+# No silent zeros: what the photo cannot show, and whether anybody gave it
+
+#: game -> the fields of the state's JSON form that no photo shows (they count as 0 unless given),
+#: and how to give them.
+OFF_BOARD = {
+    "agricola": ("supply", "cards", "card_points", "bonus_points", "begging_cards"),
+    "carcassonne": ("track",),
+}
+HOW_TO_GIVE = {
+    "agricola": "--supply, --cards, --card-points, --bonus-points, --begging, PHOTO.side.json or the manifest",
+    "carcassonne": "--track, PHOTO.side.json or the manifest's track column",
+}
+
+
+def not_given(game: str, state: Any, options: dict) -> list[str]:
+    """The off-board values of ``game`` that nobody gave (options, side file, manifest):
+    they count as 0, and the reading says so.
+
+    Carcassonne's track is given per player: ``track:blue`` when blue is on
+    the board but not on the given track, ``track`` when no track was given.
+
+    >>> not_given("agricola", None, {"side": {"card_points": 3}, "off_board": {"supply": {"grain": 1}}})
+    ['cards', 'bonus_points', 'begging_cards']
+    >>> from scoring import carcassonne
+    >>> layout = carcassonne.from_text("carcassonne 3; D@0,0; red@0,0:road:E blue@0,0:city:N")
+    >>> not_given("carcassonne", layout, {"track": {"red": 12}}), not_given("carcassonne", layout, {})
+    (['track:blue'], ['track'])
+    """
+    fields = OFF_BOARD.get(game, ())
+    side = options.get("side") if isinstance(options.get("side"), dict) else {}
+    given = set(side) | set(options.get("off_board") or {})
+    if game == "carcassonne":
+        track = options.get("track")
+        if track is None:
+            track = side.get("track")
+        if not track:
+            return ["track"]
+        named = set(track) if isinstance(track, dict) else {w.split("=")[0].strip()
+                                                            for w in re.split(r"[,;\s]+", str(track)) if "=" in w}
+        return [f"track:{c}" for c in getattr(state, "players", ()) if c not in named]
+    return [f for f in fields if f not in given]
+
+
+def not_given_lines(game: str, missing: list[str]) -> list[str]:
+    """How the card shows the values nobody gave: ``track: not given (counted as 0)``.
+
+    >>> print(not_given_lines("carcassonne", ["track:blue"])[0])
+    track: not given for blue (counted as 0; give it with --track, PHOTO.side.json or the manifest's track column)
+    """
+    if not missing:
+        return []
+    how = HOW_TO_GIVE.get(game, "")
+    plain = [m.replace("_", " ") for m in missing if ":" not in m]
+    per_player = [m.split(":", 1)[1] for m in missing if m.startswith("track:")]
+    out = []
+    if plain:
+        them = "them" if len(plain) > 1 else "it"
+        out.append(f"{', '.join(plain)}: not given (counted as 0; give {them} with {how})")
+    if per_player:
+        out.append(f"track: not given for {', '.join(per_player)} (counted as 0; give it with {how})")
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -389,6 +466,7 @@ def render_reading(reading: Reading) -> str:
         out += render_layout(reading.state)
     out.append("")
     out.append(reading.card.render())
+    out += not_given_lines(reading.game, reading.not_given)
     if reading.flags:
         out.append("")
         out.append(f"flagged for review ({len(reading.flags)}):")
@@ -411,6 +489,13 @@ def cmd_read(args) -> int:
             options["template"] = avenue.load_template(args.template)
         except scoring.StateError as e:
             raise UserError(None, str(e)) from None
+    for option in ("track", "supply", "cards"):     # the limits on numbers, before any parser sees them
+        value = getattr(args, option, None)
+        if value is not None:
+            try:
+                check_text(value)
+            except scoring.StateError as e:
+                raise UserError(f"--{option}", e.problem) from None
     from vision.agricola import off_board_from_args
     off_board = off_board_from_args(args)          # Agricola: what the photo cannot show
     if off_board:
@@ -428,6 +513,19 @@ def cmd_read(args) -> int:
             reading = read_photo(path, args.game, debug=args.debug, **options, **extra)
         except UserError as e:
             print(f"scorelens: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        except scoring.StateError as e:
+            print(f"scorelens: {path}: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as e:              # one photo's failure never stops the others
+            if os.environ.get("SCORELENS_DEBUG"):
+                raise
+            print(f"scorelens: {path}: the reader failed: {type(e).__name__}: "
+                  f"{' '.join(str(e).split())[:300]}", file=sys.stderr)
             failed += 1
             continue
         if args.json:

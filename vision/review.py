@@ -96,9 +96,14 @@ OFF_BOARD = {
 # Where files go.
 
 def scorelens_home() -> Path:
-    """``$SCORELENS_HOME``, or ``~/.local/share/scorelens``."""
+    """``$SCORELENS_HOME``, or the user's data folder as platformdirs says
+    (``~/.local/share/scorelens`` on Linux, ``~/Library/Application Support/scorelens``
+    on macOS, ``%LOCALAPPDATA%\\scorelens`` on Windows)."""
     env = os.environ.get("SCORELENS_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "scorelens"
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+    return platformdirs.user_data_path("scorelens", appauthor=False)
 
 
 def corrections_dir(override: str | Path | None = None) -> Path:

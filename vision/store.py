@@ -33,8 +33,10 @@ True
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -100,6 +102,42 @@ def _v2_corrections(db: sqlite3.Connection) -> None:
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_readings, _v2_corrections)
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: The columns of version 1's photos table: a file whose photos table lacks one is not ours.
+_V1_COLUMNS = frozenset({"hash", "path", "game", "player", "table_no", "round_no", "side", "status", "error",
+                         "state", "confidences", "flags", "findings", "card", "total", "corners", "timings",
+                         "seconds", "n_flags", "min_confidence", "stored_at"})
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the store (the file, and its folder for the WAL files)."""
+    folder = path.resolve().parent
+    return os.access(folder, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+
+
+def _problem(e: Exception, doing: str) -> str:
+    """SQLite's error, said as one line that tells what to do.
+
+    >>> _problem(sqlite3.DatabaseError("database disk image is malformed"), "read")
+    'the results store is damaged (database disk image is malformed); restore a copy, or recover the rows with: sqlite3 FILE .recover'
+    >>> _problem(sqlite3.DatabaseError("file is not a database"), "open")
+    'not a results store (file is not a database)'
+    """
+    text = " ".join(str(e).split())
+    if isinstance(e, OverflowError):
+        return f"cannot store a number this large ({text})"
+    if "malformed" in text or "corrupt" in text:
+        return (f"the results store is damaged ({text}); restore a copy, or recover the rows with: "
+                "sqlite3 FILE .recover")
+    if "not a database" in text:
+        return f"not a results store ({text})"
+    if "readonly" in text or "read-only" in text:
+        return f"the results store is read-only here ({text})"
+    if "locked" in text or "busy" in text:
+        return f"the results store is busy: another process held it for 30 s ({text})"
+    if "disk is full" in text or "full" in text:
+        return f"cannot {doing} the results store: the disk is full"
+    return f"cannot {doing} the results store ({text})"
 
 
 def now() -> str:
@@ -184,6 +222,21 @@ def card_total(card: dict) -> int | None:
     return total if isinstance(total, int) else None
 
 
+NOT_GIVEN = "not-given"
+
+
+def not_given_finding(name: str) -> dict:
+    """The stored finding for an off-board value nobody gave (``track``, ``track:blue``, ``card_points``).
+
+    >>> not_given_finding("track:blue")
+    {'code': 'not-given', 'message': 'track: not given for blue (counted as 0)', 'elements': ['track:blue']}
+    """
+    field, _, who = name.partition(":")
+    label = field.replace("_", " ")
+    message = f"{label}: not given for {who} (counted as 0)" if who else f"{label}: not given (counted as 0)"
+    return {"code": NOT_GIVEN, "message": message, "elements": [name]}
+
+
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"))
 
@@ -203,28 +256,97 @@ class Store:
     open the same file.
     """
 
-    def __init__(self, path: str | Path, create: bool = True):
+    def __init__(self, path: str | Path, create: bool = True, readonly: bool | None = None):
         self.path = str(path)
-        if self.path != ":memory:":
+        memory = self.path == ":memory:"
+        if not memory:
             p = Path(self.path)
             if not create and not p.exists():
                 raise UserError(self.path, "no such results store (run scorelens batch first)")
             if p.is_dir():
                 raise UserError(self.path, "is a directory, not a results store")
+            if p.exists() and not p.is_file():
+                raise UserError(self.path, "not a results store (not a regular file)")
+            if readonly is None:       # export and review read a store they may not write
+                readonly = not create and not _writable(p)
+            if not readonly and not _writable(p):
+                raise UserError(self.path, "cannot be written here (a read-only folder or file): "
+                                           "give a --db where you may write")
+        self.readonly = bool(readonly) and not memory
         self._lock = threading.RLock()
+        self._db = None
         try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                       check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode = WAL")
-            # FULL: a commit is on disk before add() returns, so a crash of the
-            # process or of the machine loses nothing that was reported stored.
-            self._db.execute("PRAGMA synchronous = FULL")
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
-        except sqlite3.OperationalError as e:
-            raise UserError(self.path, f"cannot open the results store ({e})") from None
+            self._db = self._connect()
+            self._check_ours()                       # before anything is written to a file not ours
+            if not memory:
+                self._check_whole()
+            if not self.readonly:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                # FULL: a commit is on disk before add() returns, so a crash of the
+                # process or of the machine loses nothing that was reported stored.
+                self._db.execute("PRAGMA synchronous = FULL")
+                self._db.execute("PRAGMA foreign_keys = ON")
+            if self.readonly:
+                if self.version < SCHEMA_VERSION:
+                    raise UserError(self.path, f"an older results store (schema version {self.version}); "
+                                               "opening it with write access once brings it up to date")
+                if self.version > SCHEMA_VERSION:
+                    self._migrate()    # says: written by a newer scorelens
+            else:
+                self._migrate()
         except sqlite3.DatabaseError as e:
-            raise UserError(self.path, f"not a results store ({e})") from None
+            self._close_quietly()
+            raise UserError(self.path, _problem(e, "open")) from None
+        except UserError:
+            self._close_quietly()
+            raise
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.readonly:
+            return sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        # read-only: a file on a read-only mount cannot take the WAL's shared-memory
+        # file; then it is opened as immutable (nobody can be writing it there)
+        uri = "file:" + urllib.parse.quote(str(Path(self.path).resolve()))
+        for mode in ("?mode=ro", "?mode=ro&immutable=1"):
+            db = sqlite3.connect(uri + mode, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                return db
+            except sqlite3.OperationalError:
+                db.close()
+                if mode.endswith("immutable=1"):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _check_ours(self) -> None:
+        """Refuse a SQLite file that some other program made (its tables are not ours)."""
+        tables = {name for (name,) in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        if not tables and self.version == 0:
+            return                                   # a new, empty file: migrations make it ours
+        if "photos" not in tables:
+            shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+            raise UserError(self.path, "not a results store: a SQLite file of another program"
+                                       + (f" (tables {shown})" if tables else ""))
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(photos)")}
+        missing = _V1_COLUMNS - columns
+        if missing:
+            raise UserError(self.path, "not a results store: its photos table is another program's "
+                                       f"(no column {sorted(missing)[0]!r})")
+
+    def _check_whole(self) -> None:
+        """Refuse a damaged file (SQLite's quick check: every page and index readable and consistent),
+        before a batch writes more into it or an export reports rows read from broken pages."""
+        problem = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if problem != "ok":
+            raise UserError(self.path, _problem(sqlite3.DatabaseError(f"malformed: {problem}"), "read"))
+
+    def _close_quietly(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
 
     # -- housekeeping -------------------------------------------------------
 
@@ -243,8 +365,11 @@ class Store:
         """One write transaction; rolled back whole if anything in it fails.
 
         SQLite's own failures (the disk is full, another writer held the lock
-        for 30 s) are a :class:`UserError` naming the file.
+        for 30 s, the file is damaged or read-only) are a :class:`UserError`
+        naming the file.
         """
+        if self.readonly:
+            raise UserError(self.path, "the results store is read-only here (opened without write access)")
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -254,15 +379,27 @@ class Store:
                     self._db.execute("ROLLBACK")
                     raise
                 self._db.execute("COMMIT")
-            except sqlite3.OperationalError as e:
+            except (sqlite3.DatabaseError, OverflowError) as e:
                 if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise UserError(self.path, f"cannot write the results store ({e})") from None
+                    try:
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                raise UserError(self.path, _problem(e, "write")) from None
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for reading; SQLite's failures are a :class:`UserError`."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as e:
+                raise UserError(self.path, _problem(e, "read")) from None
 
     @property
     def version(self) -> int:
-        with self._lock:
-            return self._db.execute("PRAGMA user_version").fetchone()[0]
+        with self._read() as db:
+            return db.execute("PRAGMA user_version").fetchone()[0]
 
     def _migrate(self) -> None:
         if self.version > SCHEMA_VERSION:
@@ -296,12 +433,15 @@ class Store:
         else:
             card = reading["score"]
             confidences = reading.get("confidences") or {}
+            # an off-board value nobody gave counts as 0: a finding, so the photo joins the review queue
+            findings = list(reading.get("findings") or []) + [
+                not_given_finding(name) for name in reading.get("not_given") or ()]
             row.update(status="read", state=_json(reading["state"]), confidences=_json(confidences),
                        flags=_json(list(reading.get("flags") or [])),
-                       findings=_json(list(reading.get("findings") or [])),
+                       findings=_json(findings),
                        card=_json(card), total=card_total(card),
                        corners=_json(reading.get("corners")), timings=_json(reading.get("timings_ms") or {}),
-                       n_flags=len(reading.get("flags") or ()) + len(reading.get("findings") or ()),
+                       n_flags=len(reading.get("flags") or ()) + len(findings),
                        min_confidence=min(confidences.values(), default=None))
         columns = ", ".join(row)
         updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "hash")
@@ -313,22 +453,27 @@ class Store:
 
     def status(self, hashes: list[str] | None = None) -> dict[str, str]:
         """Photo hash -> "read" or "error", for the given hashes (all when None)."""
-        with self._lock:
+        with self._read() as db:
             if hashes is None:
-                return dict(self._db.execute("SELECT hash, status FROM photos"))
+                return dict(db.execute("SELECT hash, status FROM photos"))
             out = {}
             for i in range(0, len(hashes), 500):
                 chunk = hashes[i:i + 500]
-                out.update(self._db.execute(
+                out.update(db.execute(
                     f"SELECT hash, status FROM photos WHERE hash IN ({', '.join('?' * len(chunk))})", chunk))
             return out
 
     # -- export and review read ---------------------------------------------
 
+    def games(self) -> list[str]:
+        """The games of the stored photos (a store holds one game; older stores may hold several)."""
+        with self._read() as db:
+            return [g for (g,) in db.execute("SELECT DISTINCT game FROM photos ORDER BY game")]
+
     def counts(self) -> dict[str, int]:
         """How many photos are read, failed, flagged for review, and corrected."""
-        with self._lock:
-            read, error, flagged, corrected = self._db.execute("""
+        with self._read() as db:
+            read, error, flagged, corrected = db.execute("""
                 SELECT COALESCE(SUM(status = 'read'), 0), COALESCE(SUM(status = 'error'), 0),
                        COALESCE(SUM(status = 'read' AND n_flags > 0 AND reviewed_at IS NULL), 0),
                        COALESCE(SUM(corrected_state IS NOT NULL), 0)
@@ -361,14 +506,14 @@ class Store:
     def corrections(self, photo_hash: str | None = None) -> list[Correction]:
         """The audit trail, oldest first: of one photo, or of all."""
         where, args = ("WHERE photo_hash = ?", (photo_hash,)) if photo_hash else ("", ())
-        with self._lock:
-            rows = self._db.execute(f"SELECT photo_hash, element, old_value, new_value, at, who "
+        with self._read() as db:
+            rows = db.execute(f"SELECT photo_hash, element, old_value, new_value, at, who "
                                     f"FROM corrections {where} ORDER BY id", args).fetchall()
         return [Correction(h, e, _load(old), _load(new), at, who) for h, e, old, new, at, who in rows]
 
     def _select(self, tail: str, args: tuple = ()) -> list[Record]:
-        with self._lock:
-            rows = self._db.execute(f"""
+        with self._read() as db:
+            rows = db.execute(f"""
                 SELECT hash, path, game, player, table_no, round_no, status, error,
                        COALESCE(corrected_state, state), COALESCE(corrected_card, card),
                        COALESCE(corrected_total, total), state, card, confidences, flags, findings,
