@@ -31,7 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scoring
@@ -46,11 +46,9 @@ from vision.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
-settings.register_profile("suite", max_examples=40, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-settings.register_profile("fuzz", max_examples=int(os.environ.get("SCORELENS_FUZZ") or 10000), deadline=None,
-                          suppress_health_check=list(HealthCheck))
-settings.load_profile("fuzz" if os.environ.get("SCORELENS_FUZZ") else "suite")
+#: The fuzz tests below: 40 examples each in the suite, SCORELENS_FUZZ=N for a campaign of N
+#: (the profiles themselves are in conftest.py and apply to every property test).
+fuzz = settings(max_examples=int(os.environ.get("SCORELENS_FUZZ") or 40))
 
 
 def cli(*args, stdin: str | None = None, env=None, timeout=60) -> subprocess.CompletedProcess:
@@ -537,16 +535,19 @@ def mutated_state(draw):
     return text
 
 
+@fuzz
 @given(mutated_text(), st.booleans())
 def test_fuzz_score_text_forms(tmp_path_factory, text, as_json):
     score_cli(tmp_path_factory.mktemp("t"), text, *(["--json"] if as_json else []))
 
 
+@fuzz
 @given(mutated_state(), st.booleans())
 def test_fuzz_score_json_states(tmp_path_factory, text, as_json):
     score_cli(tmp_path_factory.mktemp("j"), text, *(["--json"] if as_json else []))
 
 
+@fuzz
 @given(st.one_of(json_values.map(json.dumps), mutated_state(), st.text(max_size=200)))
 def test_fuzz_side_files(tmp_path_factory, text):
     folder = tmp_path_factory.mktemp("s")
@@ -570,6 +571,7 @@ def test_fuzz_side_files(tmp_path_factory, text):
 csv_cells = st.one_of(st.text(max_size=30), st.sampled_from(["1", "-1", "9" * 5000, "x" * 140_000, "", "\x00"]))
 
 
+@fuzz
 @given(st.lists(st.lists(csv_cells, min_size=0, max_size=6), max_size=6), st.booleans())
 def test_fuzz_manifests(tmp_path_factory, rows, with_header):
     folder = tmp_path_factory.mktemp("m")
@@ -591,6 +593,7 @@ def test_fuzz_manifests(tmp_path_factory, rows, with_header):
         assert table is None or 0 <= table < 10 ** 9
 
 
+@fuzz
 @given(st.binary(max_size=300).map(lambda b: b"\x89PNG\r\n\x1a\n" + b)
        | st.binary(max_size=300).map(lambda b: b"\xff\xd8\xff" + b)
        | st.binary(max_size=300))
