@@ -222,5 +222,7 @@ def test_a_port_out_of_range_is_one_line(capsys):
     from vision.cli import main
 
     photo = SAMPLES / "avenue-photo-1.jpg"
-    assert main(["review", "--no-browser", "--port", "99999", str(photo)]) == 2
-    assert capsys.readouterr().err.strip().endswith("99999 is not a port number (0-65535)")
+    with pytest.raises(SystemExit) as stop:             # argparse refuses it: usage and one line
+        main(["review", "--no-browser", "--port", "99999", str(photo)])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("99999 is not a port (0 to 65535; 0 picks a free one)")
