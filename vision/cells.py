@@ -22,7 +22,7 @@ one call:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -257,12 +257,18 @@ def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
 
 def prepare_cells(rectified: np.ndarray, px_per_mm: float, template, geometry: AvenueSheet = AVENUE,
                   params: Cut = CUT) -> tuple[np.ndarray, np.ndarray]:
-    """The cells as the cell model reads them, two ways: cut with the light evened out
-    (:func:`cut_cells`) and faint ink strengthened (:func:`strengthen_faint_ink`), as they are
-    and with the print they share with cells printed alike divided out (:func:`remove_print`).
-    The reader takes, cell by cell, the surer of the two looks."""
-    cells = cut_cells(rectified, px_per_mm, geometry, params)
-    return strengthen_faint_ink(cells, params), strengthen_faint_ink(remove_print(cells, template, params), params)
+    """The cells as the cell model reads them, in training and in reading alike, two looks:
+
+    1. as they are (:func:`cut_cells`, light not evened out);
+    2. with the light evened out, the print they share with cells printed
+       alike divided out (:func:`remove_print`) and faint ink strengthened
+       (:func:`strengthen_faint_ink`): the pen alone, in any light.
+
+    The reader takes, cell by cell, the surer of the two looks.
+    """
+    as_they_are = cut_cells(rectified, px_per_mm, geometry, replace(params, even_light_mm=0.0))
+    lit = cut_cells(rectified, px_per_mm, geometry, params)
+    return as_they_are, strengthen_faint_ink(remove_print(lit, template, params), params)
 
 
 def prepare_column(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
