@@ -1,11 +1,16 @@
 """The review server under bad input and load: every request gets an answer (a 4xx with a
 one-line reason for a bad one), the board changes only by good edits, and what the page
-shows is what the store holds."""
+shows is what the store holds.
+
+Longer runs: ``SCORELENS_FUZZ_EXAMPLES=10000`` (POST bodies generated) and
+``SCORELENS_LOAD_REQUESTS=1000`` (requests from 20 clients at once).
+"""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import threading
 from pathlib import Path
@@ -109,8 +114,10 @@ def test_backlog_and_many_clients_at_once(boards):
     assert srv.request_queue_size >= 128
     failures, statuses = [], []
 
+    per_client = int(os.environ.get("SCORELENS_LOAD_REQUESTS", 200)) // 20
+
     def client(k):
-        for i in range(10):
+        for i in range(per_client):
             try:
                 value = (k + i) % 2
                 status, _ = request(srv, "POST", "/api/items/1/edit",
@@ -124,7 +131,7 @@ def test_backlog_and_many_clients_at_once(boards):
         t.start()
     for t in threads:
         t.join()
-    assert failures == [] and len(statuses) == 200 and set(statuses) == {200}
+    assert failures == [] and len(statuses) == 20 * per_client and set(statuses) == {200}
     # every change went through the lock: the history replays to the state shown
     board = by_game["agricola"]
     assert all(h["old"] != h["new"] for h in board.history)
@@ -148,8 +155,8 @@ bodies = st.one_of(
 ).map(lambda b: json.dumps(b).encode()) | st.binary(max_size=40)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("SCORELENS_FUZZ_EXAMPLES", 150)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(index=st.integers(0, 2), raw=bodies)
 def test_fuzz_post_bodies(boards, index, raw):
     """Any body: an answer (200, or a 4xx with a one-line reason), and the page's view is the
