@@ -174,6 +174,36 @@ def test_avenue_every_kind(tmp_path, serve, open_page):
                '#editor-body button:has-text("[1]")')
     page.wait_for_selector("#mark.unsaved")
     assert page.inner_text("#mark") == "● unsaved"
+    page.keyboard.press("Control+z")                                   # undo, by key ...
+    page.wait_for_function("ui.item.history.length === 3")
+    assert board.data == saved["state"]
+    page.click('#marks g[data-name="cell:1,1"]')
+    page.click('#editor-body button:has-text("[3]")' if elements(truth)["cell:1,1"] != "NE" else
+               '#editor-body button:has-text("[4]")')
+    page.wait_for_function("ui.item.history.length === 4")
+    page.click("#undo")                                                # ... and by the button
+    page.wait_for_function("ui.item.history.length === 3")
+    assert board.data == saved["state"]
+
+
+def test_boards_are_switched_by_keys_and_the_list(tmp_path, serve, open_page):
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    _, first = board_for(tmp_path, "avenue", truth, {"cell:0,0": "EW"}, ["cell:0,0"])
+    (tmp_path / "b").mkdir()
+    _, second = board_for(tmp_path / "b", "agricola", json.loads((SAMPLES / "agricola-wooden-hut.json").read_text()),
+                          {"house": "clay"}, ["house"])
+    page = open_page(serve(first, second).url)
+    assert page.inner_text("#editor-title") == "cell:0,0"
+    page.keyboard.press("]")
+    page.wait_for_function("ui.id === 1")
+    page.wait_for_selector('#marks g[data-name="house"]')
+    assert page.inner_text("#editor-title") == "house"
+    page.keyboard.press("[")
+    page.wait_for_function("ui.id === 0")
+    page.select_option("#boards", "1")
+    page.wait_for_function("ui.id === 1")
+    assert [o.split(" · ")[1] for o in page.eval_on_selector_all("#boards option", "os => os.map((o) => o.textContent)")] \
+        == ["1 to check", "1 to check"]
 
 
 # ---------------------------------------------------------------------------
