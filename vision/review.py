@@ -273,11 +273,16 @@ def _free_frame(data: dict, params: ReviewParams = PARAMS) -> LayoutFrame:
     return LayoutFrame(min(xs) - 1, min(ys) - 1, s, s, 0.0, 0.0)
 
 
+@lru_cache(maxsize=4096)
+def _feature_point(tile: str, rotation: int, feature: str, expansions: tuple[str, ...]) -> tuple[float, float]:
+    from vision.carcassonne import _feature_point as point
+
+    return point(tile, rotation, feature, expansions)
+
+
 def carcassonne_boxes(data: dict, frame: LayoutFrame) -> dict[str, Box]:
     """Each tile's square, each free square next to a tile (``tile:X,Y`` with no tile: tap it to
     lay one), and each meeple's spot (a small square on the feature it stands on)."""
-    from vision.carcassonne import _feature_point
-
     tiles = {(t["x"], t["y"]): t for t in data.get("tiles", ())}
     out: dict[str, Box] = {f"tile:{x},{y}": frame.square(x, y) for x, y in tiles}
     if not tiles:
