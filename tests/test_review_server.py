@@ -231,3 +231,40 @@ def test_a_port_out_of_range_is_one_line(capsys):
     photo = SAMPLES / "avenue-photo-1.jpg"
     assert main(["review", "--no-browser", "--port", "99999", str(photo)]) == 2
     assert capsys.readouterr().err.strip().endswith("99999 is not a port number (0-65535)")
+
+
+def test_the_command_stops_on_sigterm_and_names_the_unsaved_boards(tmp_path):
+    """End to end: ``scorelens review`` on a photo it cannot read lists it to enter by hand; an
+    edit, then SIGTERM (as Ctrl-C): the unsaved board is named, exit status 130."""
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    photo = tmp_path / "blurred.jpg"
+    photo.write_bytes((SAMPLES / "avenue-photo-1.jpg").read_bytes()[:5000])
+    proc = subprocess.Popen([sys.executable, "-m", "vision.cli", "review", "--no-browser", str(photo)],
+                            cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
+        token = re.search(rb'name="scorelens-token" content="([^"]+)"', conn.getresponse().read()).group(1).decode()
+        conn.close()
+        srv = type("S", (), {"server_address": ("127.0.0.1", port), "token": token})()
+        status, view = request(srv, "POST", "/api/items/0/edit", b'{"element": "cell:0,0", "value": "NS"}')
+        assert status == 200 and view["unsaved"] and view["error"]
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.splitlines() == [
+        f"scorelens: {photo}: truncated JPEG (the file ends before the image does) (listed to enter by hand)",
+        "scorelens: stopped with 1 unsaved board: blurred.jpg (their edits are lost; run the same command again "
+        "to redo them)"]

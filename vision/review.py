@@ -1688,6 +1688,14 @@ def run(boards: list, port: int = 0, browser: bool = True, corrections: str | Pa
     print(f"{'Review page opened at' if opened else 'Open the review page at'} {server.url}  "
           f"({n} board{'s' if n != 1 else ''}, {queued} element{'s' if queued != 1 else ''} to check; "
           "Ctrl-C to stop)", file=out, flush=True)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        import signal
+
+        def stop(signum, frame):
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, stop)      # SIGTERM stops it as Ctrl-C does
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -1701,6 +1709,9 @@ def run(boards: list, port: int = 0, browser: bool = True, corrections: str | Pa
         return 130
     finally:
         server.server_close()
+        if previous is not None:
+            import signal
+            signal.signal(signal.SIGTERM, previous)
     return 0
 
 
