@@ -217,6 +217,7 @@ def test_agricola_every_kind(tmp_path, serve, open_page):
     misread = {space: {"kind": "empty"}, fence: 0, "house": "stone"}
     photo, board = board_for(tmp_path, "agricola", truth, misread, list(misread))
     page = open_page(serve(board).url)
+    assert page.evaluate("document.documentElement.scrollHeight") <= 900     # no page scroll at 1400 x 900
 
     page.click(f'#marks g[data-name="{space}"]')
     page.click('#editor-body .field[data-field="kind"] button:has-text("field")')
