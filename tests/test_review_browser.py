@@ -317,6 +317,13 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
     added = board.data["meeples"][-1]
     assert (added["x"], added["y"], added["feature"].split(":")[0]) == (1, 0, "road")
 
+    # a second tap on the selected tile, on the board, adds a meeple where it lands
+    tap(page, "tile:3,0", 0.5, 0.12)                               # N at 0: its city is in the north
+    tap(page, "tile:3,0", 0.5, 0.12)
+    page.wait_for_function("ui.item.elements.filter((e) => e.kind === 'meeple').length === 9")
+    tapped = board.data["meeples"][-1]
+    assert (tapped["x"], tapped["y"], tapped["feature"].split(":")[0]) == (3, 0, "city")
+
     # the score track: a labelled input per colour
     page.fill('fieldset[data-field="track"] .field[data-field="red"] input', "40")
     page.press('fieldset[data-field="track"] .field[data-field="red"] input', "Enter")
@@ -325,7 +332,7 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
     saved = saved_scores_as_page(page, photo, "carcassonne")
     expected = {**truth, "track": {**truth["track"], "red": 40},
                 "tiles": truth["tiles"] + [{"x": 3, "y": 0, "tile": "N", "rotation": 0}],
-                "meeples": truth["meeples"][1:] + [added]}
+                "meeples": truth["meeples"][1:] + [added, tapped]}
     module = carcassonne
     assert module.to_dict(module.from_dict(saved["state"])) == module.to_dict(module.from_dict(expected))
     kinds = {(h.get("element") or h.get("field")).split(":")[0] for h in saved["corrections"]}
