@@ -19,16 +19,22 @@ Everything the page needs is in ``vision/data/review/`` and served from the
 package: no network, no build step.
 
 The page is game-agnostic. What it needs to know about a game is here:
-:func:`element_boxes` (where each element lies on the rectified image),
+:func:`element_boxes` (where each element lies on the rectified image;
+Carcassonne's follow the layout, :func:`carcassonne_boxes`),
 :func:`editor_specs` (the values an element may take, derived from the
-game's JSON schema, with a few per-game keyboard hints) and
-:data:`OFF_BOARD` (the values kept off the board, such as Agricola's
-supply and cards or Carcassonne's track points, edited beside it).
+game's JSON schema, with a few per-game editors: Carcassonne's tiles and
+meeples are drawn from :func:`tile_pictures`) and :data:`OFF_BOARD` (the
+values kept off the board, such as Agricola's supply and cards or
+Carcassonne's track points, edited beside it). A photo the reader cannot
+read is reviewed all the same: its board, or its total, is entered by hand
+on a blank board (:func:`blank_state`, :class:`EnteredReview` for a store).
 
 Security: the server binds to 127.0.0.1 only, answers only requests whose
 Host is this machine, serves only the named photos (by number, never by
 path), and accepts a change only as a small JSON body carrying the
-session's token, which is embedded in the page.
+session's token, which is embedded in the page. Each body is read to its
+declared length with a timeout and checked before it is parsed
+(:func:`parse_body`); every refusal is a 4xx with a one-line reason.
 """
 
 from __future__ import annotations
