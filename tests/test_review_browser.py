@@ -174,6 +174,36 @@ def test_avenue_every_kind(tmp_path, serve, open_page):
                '#editor-body button:has-text("[1]")')
     page.wait_for_selector("#mark.unsaved")
     assert page.inner_text("#mark") == "● unsaved"
+    page.keyboard.press("Control+z")                                   # undo, by key ...
+    page.wait_for_function("ui.item.history.length === 3")
+    assert board.data == saved["state"]
+    page.click('#marks g[data-name="cell:1,1"]')
+    page.click('#editor-body button:has-text("[3]")' if elements(truth)["cell:1,1"] != "NE" else
+               '#editor-body button:has-text("[4]")')
+    page.wait_for_function("ui.item.history.length === 4")
+    page.click("#undo")                                                # ... and by the button
+    page.wait_for_function("ui.item.history.length === 3")
+    assert board.data == saved["state"]
+
+
+def test_boards_are_switched_by_keys_and_the_list(tmp_path, serve, open_page):
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    _, first = board_for(tmp_path, "avenue", truth, {"cell:0,0": "EW"}, ["cell:0,0"])
+    (tmp_path / "b").mkdir()
+    _, second = board_for(tmp_path / "b", "agricola", json.loads((SAMPLES / "agricola-wooden-hut.json").read_text()),
+                          {"house": "clay"}, ["house"])
+    page = open_page(serve(first, second).url)
+    assert page.inner_text("#editor-title") == "cell:0,0"
+    page.keyboard.press("]")
+    page.wait_for_function("ui.id === 1")
+    page.wait_for_selector('#marks g[data-name="house"]')
+    assert page.inner_text("#editor-title") == "house"
+    page.keyboard.press("[")
+    page.wait_for_function("ui.id === 0")
+    page.select_option("#boards", "1")
+    page.wait_for_function("ui.id === 1")
+    assert [o.split(" · ")[1] for o in page.eval_on_selector_all("#boards option", "os => os.map((o) => o.textContent)")] \
+        == ["1 to check", "1 to check"]
 
 
 # ---------------------------------------------------------------------------
@@ -187,6 +217,7 @@ def test_agricola_every_kind(tmp_path, serve, open_page):
     misread = {space: {"kind": "empty"}, fence: 0, "house": "stone"}
     photo, board = board_for(tmp_path, "agricola", truth, misread, list(misread))
     page = open_page(serve(board).url)
+    assert page.evaluate("document.documentElement.scrollHeight") <= 900     # no page scroll at 1400 x 900
 
     page.click(f'#marks g[data-name="{space}"]')
     page.click('#editor-body .field[data-field="kind"] button:has-text("field")')
@@ -286,6 +317,13 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
     added = board.data["meeples"][-1]
     assert (added["x"], added["y"], added["feature"].split(":")[0]) == (1, 0, "road")
 
+    # a second tap on the selected tile, on the board, adds a meeple where it lands
+    tap(page, "tile:3,0", 0.5, 0.12)                               # N at 0: its city is in the north
+    tap(page, "tile:3,0", 0.5, 0.12)
+    page.wait_for_function("ui.item.elements.filter((e) => e.kind === 'meeple').length === 9")
+    tapped = board.data["meeples"][-1]
+    assert (tapped["x"], tapped["y"], tapped["feature"].split(":")[0]) == (3, 0, "city")
+
     # the score track: a labelled input per colour
     page.fill('fieldset[data-field="track"] .field[data-field="red"] input', "40")
     page.press('fieldset[data-field="track"] .field[data-field="red"] input', "Enter")
@@ -294,7 +332,7 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
     saved = saved_scores_as_page(page, photo, "carcassonne")
     expected = {**truth, "track": {**truth["track"], "red": 40},
                 "tiles": truth["tiles"] + [{"x": 3, "y": 0, "tile": "N", "rotation": 0}],
-                "meeples": truth["meeples"][1:] + [added]}
+                "meeples": truth["meeples"][1:] + [added, tapped]}
     module = carcassonne
     assert module.to_dict(module.from_dict(saved["state"])) == module.to_dict(module.from_dict(expected))
     kinds = {(h.get("element") or h.get("field")).split(":")[0] for h in saved["corrections"]}

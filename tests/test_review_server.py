@@ -1,11 +1,16 @@
 """The review server under bad input and load: every request gets an answer (a 4xx with a
 one-line reason for a bad one), the board changes only by good edits, and what the page
-shows is what the store holds."""
+shows is what the store holds.
+
+Longer runs: ``SCORELENS_FUZZ_EXAMPLES=10000`` (POST bodies generated) and
+``SCORELENS_LOAD_REQUESTS=1000`` (requests from 20 clients at once).
+"""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import threading
 from pathlib import Path
@@ -109,8 +114,10 @@ def test_backlog_and_many_clients_at_once(boards):
     assert srv.request_queue_size >= 128
     failures, statuses = [], []
 
+    per_client = int(os.environ.get("SCORELENS_LOAD_REQUESTS", 200)) // 20
+
     def client(k):
-        for i in range(10):
+        for i in range(per_client):
             try:
                 value = (k + i) % 2
                 status, _ = request(srv, "POST", "/api/items/1/edit",
@@ -124,7 +131,7 @@ def test_backlog_and_many_clients_at_once(boards):
         t.start()
     for t in threads:
         t.join()
-    assert failures == [] and len(statuses) == 200 and set(statuses) == {200}
+    assert failures == [] and len(statuses) == 20 * per_client and set(statuses) == {200}
     # every change went through the lock: the history replays to the state shown
     board = by_game["agricola"]
     assert all(h["old"] != h["new"] for h in board.history)
@@ -148,8 +155,8 @@ bodies = st.one_of(
 ).map(lambda b: json.dumps(b).encode()) | st.binary(max_size=40)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("SCORELENS_FUZZ_EXAMPLES", 150)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(index=st.integers(0, 2), raw=bodies)
 def test_fuzz_post_bodies(boards, index, raw):
     """Any body: an answer (200, or a 4xx with a one-line reason), and the page's view is the
@@ -226,3 +233,40 @@ def test_a_port_out_of_range_is_one_line(capsys):
         main(["review", "--no-browser", "--port", "99999", str(photo)])
     assert stop.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith("99999 is not a port (0 to 65535; 0 picks a free one)")
+
+
+def test_the_command_stops_on_sigterm_and_names_the_unsaved_boards(tmp_path):
+    """End to end: ``scorelens review`` on a photo it cannot read lists it to enter by hand; an
+    edit, then SIGTERM (as Ctrl-C): the unsaved board is named, exit status 130."""
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    photo = tmp_path / "blurred.jpg"
+    photo.write_bytes((SAMPLES / "avenue-photo-1.jpg").read_bytes()[:5000])
+    proc = subprocess.Popen([sys.executable, "-m", "vision.cli", "review", "--no-browser", str(photo)],
+                            cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
+        token = re.search(rb'name="scorelens-token" content="([^"]+)"', conn.getresponse().read()).group(1).decode()
+        conn.close()
+        srv = type("S", (), {"server_address": ("127.0.0.1", port), "token": token})()
+        status, view = request(srv, "POST", "/api/items/0/edit", b'{"element": "cell:0,0", "value": "NS"}')
+        assert status == 200 and view["unsaved"] and view["error"]
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.splitlines() == [
+        f"scorelens: {photo}: truncated JPEG (the file ends before the image does) (listed to enter by hand)",
+        "scorelens: stopped with 1 unsaved board: blurred.jpg (their edits are lost; run the same command again "
+        "to redo them)"]

@@ -19,16 +19,22 @@ Everything the page needs is in ``vision/data/review/`` and served from the
 package: no network, no build step.
 
 The page is game-agnostic. What it needs to know about a game is here:
-:func:`element_boxes` (where each element lies on the rectified image),
+:func:`element_boxes` (where each element lies on the rectified image;
+Carcassonne's follow the layout, :func:`carcassonne_boxes`),
 :func:`editor_specs` (the values an element may take, derived from the
-game's JSON schema, with a few per-game keyboard hints) and
-:data:`OFF_BOARD` (the values kept off the board, such as Agricola's
-supply and cards or Carcassonne's track points, edited beside it).
+game's JSON schema, with a few per-game editors: Carcassonne's tiles and
+meeples are drawn from :func:`tile_pictures`) and :data:`OFF_BOARD` (the
+values kept off the board, such as Agricola's supply and cards or
+Carcassonne's track points, edited beside it). A photo the reader cannot
+read is reviewed all the same: its board, or its total, is entered by hand
+on a blank board (:func:`blank_state`, :class:`EnteredReview` for a store).
 
 Security: the server binds to 127.0.0.1 only, answers only requests whose
 Host is this machine, serves only the named photos (by number, never by
 path), and accepts a change only as a small JSON body carrying the
-session's token, which is embedded in the page.
+session's token, which is embedded in the page. Each body is read to its
+declared length with a timeout and checked before it is parsed
+(:func:`parse_body`); every refusal is a 4xx with a one-line reason.
 """
 
 from __future__ import annotations
@@ -278,11 +284,16 @@ def _free_frame(data: dict, params: ReviewParams = PARAMS) -> LayoutFrame:
     return LayoutFrame(min(xs) - 1, min(ys) - 1, s, s, 0.0, 0.0)
 
 
+@lru_cache(maxsize=4096)
+def _feature_point(tile: str, rotation: int, feature: str, expansions: tuple[str, ...]) -> tuple[float, float]:
+    from vision.carcassonne import _feature_point as point
+
+    return point(tile, rotation, feature, expansions)
+
+
 def carcassonne_boxes(data: dict, frame: LayoutFrame) -> dict[str, Box]:
     """Each tile's square, each free square next to a tile (``tile:X,Y`` with no tile: tap it to
     lay one), and each meeple's spot (a small square on the feature it stands on)."""
-    from vision.carcassonne import _feature_point
-
     tiles = {(t["x"], t["y"]): t for t in data.get("tiles", ())}
     out: dict[str, Box] = {f"tile:{x},{y}": frame.square(x, y) for x, y in tiles}
     if not tiles:
@@ -1688,6 +1699,14 @@ def run(boards: list, port: int = 0, browser: bool = True, corrections: str | Pa
     print(f"{'Review page opened at' if opened else 'Open the review page at'} {server.url}  "
           f"({n} board{'s' if n != 1 else ''}, {queued} element{'s' if queued != 1 else ''} to check; "
           "Ctrl-C to stop)", file=out, flush=True)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        import signal
+
+        def stop(signum, frame):
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, stop)      # SIGTERM stops it as Ctrl-C does
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -1701,6 +1720,9 @@ def run(boards: list, port: int = 0, browser: bool = True, corrections: str | Pa
         return 130
     finally:
         server.server_close()
+        if previous is not None:
+            import signal
+            signal.signal(signal.SIGTERM, previous)
     return 0
 
 

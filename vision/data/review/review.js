@@ -367,7 +367,22 @@ function drawMarks() {
         m.append(node("svg:text", { x: x0 + fs * 0.25, y: y0 + fs, "font-size": fs, class: "tag", text: shown === null ? "–" : String(shown) }));
       }
     }
-    m.addEventListener("click", () => select(el.name));
+    m.addEventListener("click", (e) => {
+      // a second tap on the selected tile, where a meeple stands, adds one there
+      if (tiles && el.kind === "tile" && !el.free && ui.selected === el.name && shown) {
+        const svg = $("overlay");
+        const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(svg.getScreenCTM().inverse());
+        const [u, v] = [(p.x - x0) / w, (p.y - y0) / h];
+        const [x, y] = squareOf(el.name);
+        act(() => {
+          const now = tileAt(x, y);
+          const part = now ? partAt(now.tile, now.rotation, u, v) : -1;
+          if (part >= 0) return addMeeple(x, y, ui.item.catalogue.tiles[now.tile].refs[String(now.rotation || 0)][part]);
+        });
+        return;
+      }
+      select(el.name);
+    });
     g.append(m);
   }
 }
@@ -512,7 +527,7 @@ function tileEditor(el) {
         button("⟲ turn left", () => turn(-90), "", "turn a quarter left (←)"),
         button("⟳ turn right", () => turn(90), "", "turn a quarter right (→)"),
         button("remove tile", () => commit(null), "danger"),
-        node("p", { class: "hint", text: "Tap the picture where a meeple stands to add one." }))));
+        node("p", { class: "hint", text: "To add a meeple, tap this picture, or the tile on the board again, where it stands." }))));
   } else {
     box.append(node("p", { text: el.read ? `The reader saw ${show(el.read)} here.` : "A free square: pick a tile to lay it here." }));
   }
@@ -623,7 +638,7 @@ function renderEditor() {
     choice: spec.draw === "segment" ? "1-6 or two arrows (the edges the road joins), 0 none" : "its key, or arrows",
     number: "type the number, Backspace, Space for blank, ↑/↓ ±1",
     object: "e/r/f picks the kind, digits a count",
-    tile: "Shift+letter picks the type, ←/→ turn it, Delete removes it",
+    tile: "a letter picks the type (Shift+N, Shift+P), ←/→ turn it, Delete removes it; tap the tile again to add a meeple",
     meeple: "tap a colour, a pose and the part it stands on",
     text: "type it, Enter",
     json: "edit the JSON, Ctrl-Enter to apply",
