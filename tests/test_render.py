@@ -241,10 +241,48 @@ def test_same_bytes_in_another_process():
 
 @pytest.mark.parametrize("module", ["vision.render", "vision.render.camera", "vision.render.avenue",
                                     "vision.render.agricola", "vision.render.carcassonne", "vision.render.draw",
-                                    "vision.render.handwriting", "vision.bench"])
+                                    "vision.render.handwriting", "vision.render.proxy.avenue", "vision.bench"])
 def test_docstring_examples(module):
     import doctest
     import importlib
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# The foreign proxies
+
+def test_avenue_proxy_truth_matches_the_photo():
+    photo, truth = render("avenue", 3, megapixels=1.0, style="proxy", split="test")
+    h, w = photo.shape[:2]
+    assert truth["size"] == [w, h] and truth["camera"]["style"] == "proxy"
+    assert truth["camera"]["group"] in ("ballpoint", "felt-tip", "pencil")
+    sheet = avenue.from_dict(truth["state"])
+    assert avenue.validate(sheet) == []
+    # rectified with the truth corners, the printed grid lines fall where the geometry says
+    ppm = 4.0
+    dst = np.float32([[0, 0], [AVENUE.width_mm, 0], [AVENUE.width_mm, AVENUE.height_mm], [0, AVENUE.height_mm]]) * ppm
+    flat = cv2.warpPerspective(photo, cv2.getPerspectiveTransform(np.float32(truth["corners"]), dst),
+                               (int(AVENUE.width_mm * ppm), int(AVENUE.height_mm * ppm)))
+    grey = flat.mean(axis=2)
+    ys = slice(int((AVENUE.grid_y + 2) * ppm), int((AVENUE.grid_y + 118) * ppm))
+    on_lines = [np.median(grey[ys, int((AVENUE.grid_x + 20 * k) * ppm)]) for k in range(1, 7)]
+    between = [np.median(grey[ys, int((AVENUE.grid_x + 5 + 20 * k) * ppm)]) for k in range(7)]
+    assert np.mean(on_lines) < np.mean(between) - 5
+
+
+def test_the_proxy_is_its_own_seeded_renderer():
+    a, _ = render_jpeg("avenue", 4, megapixels=0.5, style="proxy")
+    b, _ = render_jpeg("avenue", 4, megapixels=0.5, style="proxy")
+    c, _ = render_jpeg("avenue", 4, megapixels=0.5)
+    assert a == b and a != c
+
+
+def test_training_never_draws_the_proxy():
+    """No training run may see the proxy: vision.train never names it."""
+    import inspect
+
+    import vision.train
+
+    assert "proxy" not in inspect.getsource(vision.train).lower()
