@@ -147,7 +147,7 @@ class InputLimits:
     memory or time (or what SQLite and a browser can hold: 2**63, 2**53).
     """
 
-    max_bytes: int = 4 * 2**20          # a JSON state or side file, or a text form
+    max_bytes: int = 2**20              # a JSON state or side file, or a text form (a state is a few KiB)
     max_depth: int = 64                 # nesting of lists and objects
     max_digits: int = 15                # an integer's digits: |n| < 10**15
     max_string: int = 4096              # characters in one string value
@@ -264,7 +264,9 @@ def check_values(data: Any, limits: InputLimits = LIMITS) -> None:
     ...
     scoring.common.StateError: card_points: a number 19 digits long; at most 15 digits
     """
-    bound = 10 ** limits.max_digits
+    if _within(data, limits):
+        return
+    bound = 10 ** limits.max_digits                  # something is wrong: walk again, naming places
     stack: list[tuple[Any, tuple, int]] = [(data, (), 0)]
     while stack:
         value, path, depth = stack.pop()
@@ -294,6 +296,39 @@ def check_values(data: Any, limits: InputLimits = LIMITS) -> None:
                 stack.append((v, path + (k,), depth + 1))
         elif isinstance(value, (list, tuple)):
             stack.extend((v, path + (i,), depth + 1) for i, v in enumerate(value))
+
+
+def _within(data: Any, limits: InputLimits) -> bool:
+    """Whether :func:`check_values` would pass ``data``: the fast walk, keeping no paths."""
+    bound = 10 ** limits.max_digits
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth >= limits.max_depth and value:
+                return False
+            for k, v in value.items():
+                if not isinstance(k, str) or len(k) > limits.max_string:
+                    return False
+                stack.append((v, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            if depth >= limits.max_depth and value:
+                return False
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if not -bound < value < bound:
+                return False
+        elif isinstance(value, float):
+            if not (math.isfinite(value) and -bound < value < bound):
+                return False
+        elif isinstance(value, str):
+            if len(value) > limits.max_string:
+                return False
+        elif isinstance(value, _TooLong):
+            return False
+    return True
 
 
 def _digits(n: int) -> int:

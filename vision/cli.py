@@ -153,7 +153,7 @@ resuming:
 limits:
   A photo is read only if it is a regular file of at most 200 MiB whose
   header says at most 50 MP (270 MP for a JPEG); a side file or a state is
-  JSON of at most 4 MiB, nested at most 64 deep, with numbers of at most 15
+  JSON of at most 1 MiB, nested at most 64 deep, with numbers of at most 15
   digits. What breaks a limit is that photo's error row (docs/hardening.md).
 
 exit status:
