@@ -133,6 +133,25 @@ def render_lines(lines: Iterable[ScoreLine], total: int, warnings: Iterable[Find
     return "\n".join(out)
 
 
+def one_line(text: Any, limit: int = 500) -> str:
+    """A message as one line of at most about ``limit`` characters, whatever it quotes.
+
+    Every line break Python knows (``\\n``, ``\\r``, ``\\x85``, ``\\u2028`` ...) and
+    every run of white space becomes one space; a long message keeps its start
+    and its end, which usually says what to do.
+
+    >>> one_line("game.\\x85: a number\\n16 digits long")
+    'game. : a number 16 digits long'
+    >>> len(one_line("unknown field '" + "[" * 5000 + "' (the fields are a, b)"))
+    500
+    """
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[:limit - tail - 3] + " … " + text[-tail:]
+
+
 # ---------------------------------------------------------------------------
 # Limits on untrusted input: every state, side file and review body is parsed
 # and checked here before anything else looks at it. The limits on files and

@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scoring
-from scoring.common import LIMITS, StateError, check_text, check_values, parse_json
+from scoring.common import LIMITS, StateError, check_text, check_values, one_line, parse_json
 from scoring.elements import get_element, set_element
 from test_batch import ORACLE, SAMPLES, add_photo, child_env, tournament, truth, wait_for_rows  # noqa: F401
 from vision import UserError, limits
@@ -452,8 +452,9 @@ def test_export_writes_whole_files_or_none(tmp_path, truth, monkeypatch):
 # Fuzz: every entry point gives a clean result or one line, never a traceback or a hang
 
 def assert_one_line(e: Exception) -> None:
-    text = str(e)
-    assert text and "\n" not in text and "Traceback" not in text and len(text) < 1000, text
+    """The error as every entry point prints or stores it (:func:`scoring.common.one_line`) is one short line."""
+    text = one_line(e)
+    assert text and "Traceback" not in text and len(text) <= 500 and len(text.splitlines()) == 1, text
 
 
 def score_cli(tmp_path: Path, text: str, *flags: str) -> None:

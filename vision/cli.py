@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from scoring import StateError
+from scoring.common import one_line
 from vision import UserError
 from vision.render import STYLES
 
@@ -56,7 +57,7 @@ def read_state(path: str, game: str | None):
         raise UserError(path, str(e)) from None
     except (ValueError, TypeError, KeyError, IndexError, RecursionError) as e:
         # a text form the parser did not foresee: still one line
-        raise UserError(path, f"cannot read the state ({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
+        raise UserError(path, f"cannot read the state ({one_line(f'{type(e).__name__}: {e}', 200)})") from None
 
 
 def cmd_score(args) -> int:
@@ -469,11 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except UserError as e:
-        print(f"scorelens: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except StateError as e:
-        print(f"scorelens: {e}", file=sys.stderr)
+    except (UserError, StateError) as e:
+        print(f"scorelens: {one_line(e)}", file=sys.stderr)     # it may quote the input: one line still
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("scorelens: interrupted", file=sys.stderr)
@@ -488,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:            # a bug: one line, and the traceback on request
         if os.environ.get("SCORELENS_DEBUG"):
             raise
-        print(f"scorelens: internal error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
+        print(f"scorelens: internal error: {one_line(f'{type(e).__name__}: {e}', 300)} "
               "(please report it; SCORELENS_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 70
 
