@@ -170,6 +170,7 @@ HOSTILE_STATES = {
     "open.json": "[" * 100_000,
     "digits.json": '{"game": "agricola", "card_points": ' + "9" * 5000 + "}",
     "nan.json": '{"game": "agricola", "card_points": NaN}',
+    "nel.json": '{"game": {"\\u0085\\u2028": 1000000000000000.0}}',      # line breaks in a key it quotes
     "long-text.txt": "carcassonne 3; D@0,0; ; red=" + "9" * 5000,
     "long-tile.txt": "carcassonne 3; D@" + "9" * 5000 + ",0",
     "agricola.txt": "agricola wood ...../...../..... card_points=" + "9" * 5000,
