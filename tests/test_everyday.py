@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from test_batch import ORACLE, SAMPLES, add_photo, child_env, tournament, truth  # noqa: F401
-from vision.batch import export, photo_rows, place, standings
+from test_batch import ORACLE, tournament, truth  # noqa: F401
+from vision.batch import photo_rows, place, standings
 from vision.cli import main
 from vision.store import Record, Store
 

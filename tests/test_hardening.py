@@ -37,11 +37,11 @@ from hypothesis import strategies as st
 import scoring
 from scoring.common import LIMITS, StateError, check_text, check_values, one_line, parse_json
 from scoring.elements import get_element, set_element
-from test_batch import ORACLE, SAMPLES, add_photo, child_env, tournament, truth, wait_for_rows  # noqa: F401
+from test_batch import ORACLE, SAMPLES, child_env, tournament, truth, wait_for_rows  # noqa: F401
 from vision import UserError, limits
 from vision.batch import export, read_manifest, read_side, run_batch
-from vision.cli import main, read_state
-from vision.photo import decode_bytes, read_photo_file
+from vision.cli import main
+from vision.photo import decode_bytes
 from vision.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -73,8 +73,8 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import scoring
 from scoring.common import one_line as common_one_line
 from vision import UserError
-from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, load_json, read_side, read_text, regular_file,  # noqa: F401
-                           side_file, with_timeout)
+from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, read_side, read_text, regular_file,  # noqa: F401
+                           side_file, with_timeout)     # read_side, side_file: their old home was here
 from vision.store import NOT_GIVEN, Photo, Record, Store
 
 # ---------------------------------------------------------------------------
