@@ -217,7 +217,7 @@ def test_implausible_values_are_refused_or_warned(tmp_path):
     assert "card points 700: more than" in cli("score", tmp_path / "f.json").stdout
 
 
-def test_a_bom_and_the_readme_text_forms_are_accepted(tmp_path):
+def test_a_bom_and_the_readme_text_forms_are_accepted(tmp_path, monkeypatch, capsys):
     bom = tmp_path / "bom.json"
     bom.write_bytes(b"\xef\xbb\xbf" + (ROOT / "samples" / "avenue-2.json").read_bytes())
     proc = cli("score", bom)
@@ -226,10 +226,13 @@ def test_a_bom_and_the_readme_text_forms_are_accepted(tmp_path):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     forms = [line for line in readme.splitlines() if re.match(r"carcassonne( \d)?[ ;]", line)]
     assert len(forms) >= 2
-    for form in forms:
+    proc = cli("score", "-", stdin=forms[0] + "\n")        # as the README says, once as a command
+    assert proc.returncode == 0 and "totals:" in proc.stdout, proc.stderr
+    for form in forms:                                     # and each form, each way, in this process
         for text in (form + "\n", "\ufeff" + form + "\r\n", "```\n" + form + "\n```\n"):
-            proc = cli("score", "-", stdin=text)
-            assert proc.returncode == 0 and "totals:" in proc.stdout, (form, proc.stderr)
+            monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+            assert main(["score", "-"]) == 0, form
+            assert "totals:" in capsys.readouterr().out
 
 
 def test_element_names_are_exact():
