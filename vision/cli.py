@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from contextlib import contextmanager
 import os
 import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from scoring import StateError
@@ -177,7 +178,8 @@ def cmd_batch(args) -> int:
     def stop(signum, frame):                  # before and after the reading loop, which has its own
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
     try:
         summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
                             executor=args.executor, reader=args.reader or "vision.read:read_photo",
@@ -188,7 +190,8 @@ def cmd_batch(args) -> int:
               f"  {shlex.join(again)}", file=sys.stderr)
         return 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     return summary.exit_status
 
 
