@@ -133,6 +133,25 @@ def render_lines(lines: Iterable[ScoreLine], total: int, warnings: Iterable[Find
     return "\n".join(out)
 
 
+def one_line(text: Any, limit: int = 500) -> str:
+    """A message as one line of at most about ``limit`` characters, whatever it quotes.
+
+    Every line break Python knows (``\\n``, ``\\r``, ``\\x85``, ``\\u2028`` ...) and
+    every run of white space becomes one space; a long message keeps its start
+    and its end, which usually says what to do.
+
+    >>> one_line("game.\\x85: a number\\n16 digits long")
+    'game. : a number 16 digits long'
+    >>> len(one_line("unknown field '" + "[" * 5000 + "' (the fields are a, b)"))
+    500
+    """
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[:limit - tail - 3] + " … " + text[-tail:]
+
+
 # ---------------------------------------------------------------------------
 # Limits on untrusted input: every state, side file and review body is parsed
 # and checked here before anything else looks at it. The limits on files and
@@ -147,7 +166,7 @@ class InputLimits:
     memory or time (or what SQLite and a browser can hold: 2**63, 2**53).
     """
 
-    max_bytes: int = 4 * 2**20          # a JSON state or side file, or a text form
+    max_bytes: int = 2**20              # a JSON state or side file, or a text form (a state is a few KiB)
     max_depth: int = 64                 # nesting of lists and objects
     max_digits: int = 15                # an integer's digits: |n| < 10**15
     max_string: int = 4096              # characters in one string value
@@ -226,7 +245,9 @@ class _TooLong:
     digits: int
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+#: A JSON string; one left open runs to the end of the text (the parser stops there too), so
+#: that taking the strings out is linear whatever the quotes and backslashes.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
@@ -262,7 +283,9 @@ def check_values(data: Any, limits: InputLimits = LIMITS) -> None:
     ...
     scoring.common.StateError: card_points: a number 19 digits long; at most 15 digits
     """
-    bound = 10 ** limits.max_digits
+    if _within(data, limits):
+        return
+    bound = 10 ** limits.max_digits                  # something is wrong: walk again, naming places
     stack: list[tuple[Any, tuple, int]] = [(data, (), 0)]
     while stack:
         value, path, depth = stack.pop()
@@ -292,6 +315,39 @@ def check_values(data: Any, limits: InputLimits = LIMITS) -> None:
                 stack.append((v, path + (k,), depth + 1))
         elif isinstance(value, (list, tuple)):
             stack.extend((v, path + (i,), depth + 1) for i, v in enumerate(value))
+
+
+def _within(data: Any, limits: InputLimits) -> bool:
+    """Whether :func:`check_values` would pass ``data``: the fast walk, keeping no paths."""
+    bound = 10 ** limits.max_digits
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth >= limits.max_depth and value:
+                return False
+            for k, v in value.items():
+                if not isinstance(k, str) or len(k) > limits.max_string:
+                    return False
+                stack.append((v, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            if depth >= limits.max_depth and value:
+                return False
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if not -bound < value < bound:
+                return False
+        elif isinstance(value, float):
+            if not (math.isfinite(value) and -bound < value < bound):
+                return False
+        elif isinstance(value, str):
+            if len(value) > limits.max_string:
+                return False
+        elif isinstance(value, _TooLong):
+            return False
+    return True
 
 
 def _digits(n: int) -> int:

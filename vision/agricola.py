@@ -1095,8 +1095,8 @@ def off_board_values(side: dict | None, given: dict | None) -> dict:
 
 
 def side_values(source: str) -> dict | None:
-    """The photo's side file ``PHOTO.side.json`` (:func:`vision.batch.side_file`), None without one."""
-    from vision.batch import read_side
+    """The photo's side file ``PHOTO.side.json`` (:func:`vision.limits.side_file`), None without one."""
+    from vision.limits import read_side
 
     if source == "<array>":
         return None

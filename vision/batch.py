@@ -71,9 +71,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, TextIO
 
 import scoring
+from scoring.common import one_line as common_one_line
 from vision import UserError
-from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, load_json, read_side, read_text, regular_file,  # noqa: F401
-                           side_file, with_timeout)
+from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, read_side, read_text, regular_file,  # noqa: F401
+                           side_file, with_timeout)     # read_side, side_file: their old home was here
 from vision.store import NOT_GIVEN, Photo, Record, Store
 
 # ---------------------------------------------------------------------------
@@ -409,7 +410,8 @@ def _plain(value: Any) -> Any:
 
 
 def one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """One line, of bounded length: :func:`scoring.common.one_line`."""
+    return common_one_line(text)
 
 
 def read_one(photo: Photo, reader: str | Callable = DEFAULT_READER, data: bytes | None = None) -> Outcome:

@@ -2210,7 +2210,7 @@ def track_options(photo, track=None) -> dict:
     side file (``NAME.side.json``, as batch mode reads it) for the rest."""
     from pathlib import Path
 
-    from vision.batch import read_side
+    from vision.limits import read_side
 
     side = read_side(Path(photo)) if isinstance(photo, (str, Path)) else None
     out = {"side": side} if side is not None else {}

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from contextlib import contextmanager
 import os
 import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from scoring import StateError
+from scoring.common import one_line
 from vision import UserError
 from vision.render import STYLES
 
@@ -56,7 +58,7 @@ def read_state(path: str, game: str | None):
         raise UserError(path, str(e)) from None
     except (ValueError, TypeError, KeyError, IndexError, RecursionError) as e:
         # a text form the parser did not foresee: still one line
-        raise UserError(path, f"cannot read the state ({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
+        raise UserError(path, f"cannot read the state ({one_line(f'{type(e).__name__}: {e}', 200)})") from None
 
 
 def cmd_score(args) -> int:
@@ -159,7 +161,7 @@ resuming:
 limits:
   A photo is read only if it is a regular file of at most 200 MiB whose
   header says at most 50 MP (270 MP for a JPEG); a side file or a state is
-  JSON of at most 4 MiB, nested at most 64 deep, with numbers of at most 15
+  JSON of at most 1 MiB, nested at most 64 deep, with numbers of at most 15
   digits. What breaks a limit is that photo's error row (docs/hardening.md).
 
 exit status:
@@ -182,7 +184,8 @@ def cmd_batch(args) -> int:
     def stop(signum, frame):                  # before and after the reading loop, which has its own
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
     try:
         summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
                             executor=args.executor, reader=args.reader or "vision.read:read_photo",
@@ -193,7 +196,8 @@ def cmd_batch(args) -> int:
               f"  {shlex.join(again)}", file=sys.stderr)
         return 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     return summary.exit_status
 
 
@@ -490,11 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except UserError as e:
-        print(f"scorelens: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except StateError as e:
-        print(f"scorelens: {e}", file=sys.stderr)
+    except (UserError, StateError) as e:
+        print(f"scorelens: {one_line(e)}", file=sys.stderr)     # it may quote the input: one line still
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("scorelens: interrupted", file=sys.stderr)
@@ -509,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:            # a bug: one line, and the traceback on request
         if os.environ.get("SCORELENS_DEBUG"):
             raise
-        print(f"scorelens: internal error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
+        print(f"scorelens: internal error: {one_line(f'{type(e).__name__}: {e}', 300)} "
               "(please report it; SCORELENS_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 70
 

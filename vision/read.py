@@ -37,7 +37,7 @@ import scoring
 from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
-from scoring.common import check_text
+from scoring.common import check_text, one_line
 from vision.limits import load_json, read_side
 from vision.assemble import assemble_avenue
 from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, prepare_cells, prepare_column
@@ -512,11 +512,11 @@ def cmd_read(args) -> int:
                 raise UserError("--track", "applies only to Carcassonne layouts")
             reading = read_photo(path, args.game, debug=args.debug, **options, **extra)
         except UserError as e:
-            print(f"scorelens: {e}", file=sys.stderr)
+            print(f"scorelens: {one_line(e)}", file=sys.stderr)
             failed += 1
             continue
         except scoring.StateError as e:
-            print(f"scorelens: {path}: {e}", file=sys.stderr)
+            print(f"scorelens: {one_line(f'{path}: {e}')}", file=sys.stderr)
             failed += 1
             continue
         except (KeyboardInterrupt, MemoryError):
@@ -524,8 +524,8 @@ def cmd_read(args) -> int:
         except Exception as e:              # one photo's failure never stops the others
             if os.environ.get("SCORELENS_DEBUG"):
                 raise
-            print(f"scorelens: {path}: the reader failed: {type(e).__name__}: "
-                  f"{' '.join(str(e).split())[:300]}", file=sys.stderr)
+            print(f"scorelens: {one_line(f'{path}: the reader failed: {type(e).__name__}: {e}')}",
+                  file=sys.stderr)
             failed += 1
             continue
         if args.json:

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import scoring
+from scoring.common import one_line
 from scoring.elements import get_element, set_element
 from vision import UserError
 
@@ -123,7 +124,7 @@ def _problem(e: Exception, doing: str) -> str:
     >>> _problem(sqlite3.DatabaseError("file is not a database"), "open")
     'not a results store (file is not a database)'
     """
-    text = " ".join(str(e).split())
+    text = one_line(e, 300)
     if isinstance(e, OverflowError):
         return f"cannot store a number this large ({text})"
     if "malformed" in text or "corrupt" in text:
@@ -429,7 +430,7 @@ class Store:
                "table_no": photo.table, "round_no": photo.round, "side": _json(photo.side),
                "seconds": seconds, "stored_at": now()}
         if reading is None:
-            row.update(status="error", error=" ".join(str(error).split()))
+            row.update(status="error", error=one_line(error))
         else:
             card = reading["score"]
             confidences = reading.get("confidences") or {}
