@@ -60,7 +60,7 @@ class ProxyLook:
     """Every range the proxy draws from (uniform unless noted)."""
 
     art_px: int = 360                    # a tile's master art, pixels square (8 px/mm)
-    strokes: int = 3000                  # brush strokes repainting a tile's master art
+    strokes: int = 6000                  # brush strokes repainting a tile's master art
     thickness_mm: tuple = (1.8, 2.4)     # cardboard
     pitch_mm: tuple = (45.4, 47.5)       # from one tile to the next (gaps)
     shift_mm: float = 0.6                # a tile's offset from its square, standard deviation
@@ -69,7 +69,7 @@ class ProxyLook:
     focal_35mm: tuple = (24.0, 52.0)
     fill: tuple = (0.55, 0.95)           # the layout's larger extent over the frame's
     aspects: tuple = (4 / 3, 4 / 3, 3 / 2, 16 / 9)
-    warm: tuple = (1.04, 1.25)           # red gain (blue gets its inverse, about)
+    warm: tuple = (1.08, 1.35)           # red gain (blue gets its inverse, about)
     falloff: tuple = (0.1, 0.45)         # a lamp's brightness lost across the frame
     glare_p: float = 0.55
     glare: tuple = (0.12, 0.5)
@@ -265,8 +265,8 @@ def tile_art(name: str, variant: int = 0, px: int = LOOK.art_px) -> ProxyTile:
     # fields: coloured grass texture, lighter and darker patches
     grass = _tex("grass", n, k, 0.55)
     patches = _noise(k, n, 5) - 0.5
-    field = np.array([52, 142, 112], np.float32)           # BGR: a yellowish green
-    img[:] = field * (1 + 0.9 * grass[:, :, None] + 0.35 * patches[:, :, None])
+    field = np.array([40, 168, 150], np.float32)           # BGR: a yellow, sunlit green
+    img[:] = field * (1 + 1.5 * grass[:, :, None] + 0.5 * patches[:, :, None])
     parts = tile.parts
     labels = np.full((n, n), -1, np.int32)
     city_masks = {}
@@ -289,28 +289,34 @@ def tile_art(name: str, variant: int = 0, px: int = LOOK.art_px) -> ProxyTile:
         if len(p.edges) == 1 and not (junction or cloister):
             m &= labels == -1                 # a road that ends at a city stops at its wall
             verge &= labels == -1
-        img[verge] = img[verge] * 0.7 + np.array([60, 110, 120], np.float32) * 0.3
-        _paint(img, m, (128, 178, 205), gravel, 1.3)
+        img[verge] = img[verge] * 0.55 + np.array([50, 95, 120], np.float32) * 0.45
+        _paint(img, m, (178, 214, 228), gravel, 1.0)
+        for side in (-0.025, 0.025):                      # wheel ruts
+            normal = np.gradient(path, axis=0)[:, ::-1] * [1, -1]
+            normal /= np.linalg.norm(normal, axis=1, keepdims=True) + 1e-9
+            rut = _poly_mask(n, path + normal * side, 0.008) & m
+            img[rut] *= 0.72
         road_masks[i] = m
         labels[m & (labels == -1)] = i
     # cities: ochre ground, houses, stone walls
     brick = _tex("brick", n, k, 0.35)
     for i, m in city_masks.items():
-        _paint(img, m, (92, 150, 190), gravel, 0.6)
-        ground = (92, 150, 190)
+        _paint(img, m, (70, 118, 172), gravel, 0.8)
+        ground = (70, 118, 172)
         area = m.mean()
-        _houses(img, m, k, int(260 * area) + 6, n * 0.06, [(40, 60, 170), (50, 90, 190), (70, 70, 140)], ground)
+        _houses(img, m, k, int(420 * area) + 6, n * 0.055, [(30, 75, 205), (45, 45, 160), (60, 110, 215),
+                                                            (150, 150, 150)], ground)
         edge = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
         border = np.zeros_like(m)
         b = 2
         border[:b], border[-b:], border[:, :b], border[:, -b:] = True, True, True, True
         wall_line = edge & ~border
         if wall_line.any():
-            wall = cv2.dilate(wall_line.astype(np.uint8), np.ones((int(n * 0.035), int(n * 0.035)), np.uint8)) > 0
+            wall = cv2.dilate(wall_line.astype(np.uint8), np.ones((int(n * 0.05), int(n * 0.05)), np.uint8)) > 0
             outside_shadow = cv2.dilate(wall.astype(np.uint8), np.ones((int(n * 0.03), int(n * 0.03)), np.uint8)) > 0
             sh = outside_shadow & ~wall & ~m
             img[sh] *= 0.6
-            _paint(img, wall, (150, 160, 165), brick, 0.8)
+            _paint(img, wall, (190, 196, 200), brick, 0.9)
             ys, xs = np.nonzero(wall_line)
             for j in range(0, len(xs), max(1, len(xs) // 40)):       # merlons
                 cv2.rectangle(img, (int(xs[j]) - 3, int(ys[j]) - 3), (int(xs[j]) + 3, int(ys[j]) + 3),
@@ -324,20 +330,20 @@ def tile_art(name: str, variant: int = 0, px: int = LOOK.art_px) -> ProxyTile:
     # trees and bushes on the fields, dabbed
     free = labels == -1
     ys, xs = np.nonzero(free)
-    for _ in range(int(18 * free.mean()) + 2):
+    for _ in range(int(60 * free.mean()) + 4):
         if not len(xs):
             break
         j = int(k.integers(len(xs)))
-        r = int(n * k.uniform(0.025, 0.05))
+        r = int(n * k.uniform(0.022, 0.06))
         x, y = int(xs[j]), int(ys[j])
         if min(x, y) < r or max(x, y) > n - r:
             continue
-        ring = np.hypot(u * n - x, v * n - y) < r * 1.6
+        ring = np.hypot(u * n - x, v * n - y) < r * 1.2
         if not free[ring].all():
             continue
         cv2.circle(img, (x + r // 3, y + r // 2), r, (20, 50, 35), -1, cv2.LINE_AA)   # its shadow
-        cv2.circle(img, (x, y), r, (30, 95, 45), -1, cv2.LINE_AA)
-        cv2.circle(img, (x - r // 3, y - r // 3), max(1, r // 2), (70, 150, 95), -1, cv2.LINE_AA)
+        cv2.circle(img, (x, y), r, (25, 80, 40), -1, cv2.LINE_AA)
+        cv2.circle(img, (x - r // 3, y - r // 3), max(1, r // 2), (55, 140, 90), -1, cv2.LINE_AA)
     for _ in range(30):                                    # flowers
         if not len(xs):
             break
@@ -400,14 +406,15 @@ def tile_art(name: str, variant: int = 0, px: int = LOOK.art_px) -> ProxyTile:
     out = cv2.GaussianBlur(base, (0, 0), 1.0)
     ys, xs = k.integers(0, n, (2, LOOK.strokes))
     angles = k.uniform(0, np.pi, LOOK.strokes)
-    lengths = k.uniform(2, 7, LOOK.strokes)
+    lengths = k.uniform(3, 10, LOOK.strokes)
     for x, y, a, ln in zip(xs, ys, angles, lengths):
-        c = base[y, x].astype(np.float32) * k.uniform(0.88, 1.12)
+        c = base[y, x].astype(np.float32) * k.uniform(0.8, 1.2)
         dx, dy = math.cos(a) * ln, math.sin(a) * ln
         cv2.line(out, (int(x - dx), int(y - dy)), (int(x + dx), int(y + dy)), tuple(float(q) for q in c),
                  int(k.integers(1, 3)), cv2.LINE_AA)
-    cv2.rectangle(out, (3, 3), (n - 4, n - 4), (60, 80, 70), 2, cv2.LINE_AA)
-    cv2.rectangle(out, (0, 0), (n - 1, n - 1), (200, 215, 220), 2)
+    b = max(2, int(0.018 * n))                             # the printed border: a dark frame, a light rim
+    cv2.rectangle(out, (b, b), (n - 1 - b, n - 1 - b), (35, 55, 70), b, cv2.LINE_AA)
+    cv2.rectangle(out, (0, 0), (n - 1, n - 1), (200, 215, 220), max(1, b // 2))
     return ProxyTile(out, spots)
 
 
@@ -744,7 +751,9 @@ def photograph(state, rng: np.random.Generator, megapixels=12.0, split: str = "t
     return {"photo": photo, "corners": corners.tolist(), "elements": elements,
             "camera": {"width": W, "height": H, "pitch_mm": round(pitch, 2), "thickness_mm": round(thick, 2),
                        "meeple_shape": shape, "meeple_mm": round(size, 1), "warm": round(warm, 3),
-                       "art_px_per_mm": round(ppm, 2)},
+                       "art_px_per_mm": round(ppm, 2),
+                       # lattice square (i, j) of the layout (its top-left tile's square is (0, 0)) -> photo pixels
+                       "cell_to_photo": (top_plane @ np.diag([pitch, pitch, 1.0])).round(6).tolist()},
             "jpeg_quality": int(rng.integers(look.jpeg[0], look.jpeg[1] + 1))}
 
 
