@@ -1982,8 +1982,10 @@ class Calibrate:
     turn_deg: float = 2.0           # ... and turn
     perspective: float = 0.015      # ... and perspective (of the homography's last row)
     exemplar_scale: float = 40.0    # exemplars: logit per unit of similarity
-    pixel_weight: float = 0.7       # exemplars: the similarity is this much the pixels' (the rest: the embedding's)
-    empty_below: float = 0.45       # exemplars: a crop less like every exemplar than this is empty
+    pixel_weight: float = 0.5       # exemplars: the similarity is this much the pixels' (the rest: the embedding's)
+    empty_below: float = 0.6        # exemplars: a crop less like every exemplar than this is empty
+    rerank: int = 6                 # exemplars: the best labels looked at again, blind to the cells least alike
+    keep: float = 0.75              # ... keeping this share of the cells (a meeple hides the rest)
     missing_below: float = 0.3      # a square of the block this little unlike the table is a tile missing
 
 
@@ -2065,15 +2067,34 @@ def pixel_features(views: np.ndarray) -> np.ndarray:
 
 
 def exemplar_similarity(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
-    """``(N, K)``: how like each label's exemplars (the user's own tiles) each crop is, -1 to 1
-    (labels without exemplars: -1)."""
+    """``(N, K)``: how like each label's exemplars (the user's own tiles, each seen several ways)
+    each crop is, -1 to 1: the most alike of its exemplars (labels without exemplars: -1)."""
     pix = pixel_features(views) @ calib.extra["pixels"].T
     unit = embedding / (np.linalg.norm(embedding, axis=1, keepdims=True) + 1e-9)
     emb = unit @ calib.extra["embeddings"].T
     w = float(calib.info.get("pixel_weight", CALIBRATE.pixel_weight))
-    sim = w * pix + (1 - w) * emb
-    has = calib.extra["has"].astype(bool)
-    return np.where(has[None], sim, -1.0)
+    sim = w * pix + (1 - w) * emb                           # (N, exemplars)
+    label_of = calib.extra["label_of"].astype(np.int64)
+    out = np.full((len(sim), len(calib.labels)), -1.0, np.float32)
+    for k in np.unique(label_of):
+        out[:, k] = sim[:, label_of == k].max(1)
+    top = int(calib.info.get("rerank", CALIBRATE.rerank))
+    keep = float(calib.info.get("keep", CALIBRATE.keep))
+    if top and keep < 1 and len(out):
+        # a second look at the best few labels, blind to the cells least like the exemplar (a meeple)
+        feats = pixel_features(views).reshape(len(out), 3, -1)
+        ex = calib.extra["pixels"].reshape(len(label_of), 3, -1)
+        cells = ex.shape[2]
+        kept = int(round(keep * cells))
+        best = np.argsort(-out, 1)[:, :top]
+        for n in range(len(out)):
+            which = np.nonzero(np.isin(label_of, best[n]))[0]
+            d = ((feats[n][None] - ex[which]) ** 2).sum(1)                  # (views, cells)
+            trimmed = np.partition(d, kept - 1, axis=1)[:, :kept].sum(1) * (cells / kept)
+            robust = w * (1 - trimmed / 2) + (1 - w) * emb[n, which]
+            for k in best[n]:
+                out[n, k] = robust[label_of[which] == k].max()
+    return out
 
 
 def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
@@ -2162,6 +2183,7 @@ class Presence:
     far: float = 0.09               # a pixel this far (opponent colour, 0..1) from every table colour is no table
     tile_from: float = 0.5          # a square whose middle is this much unlike the table holds a tile
     min_layout: float = 0.3         # ... where the layout model sees a tile at its centre this surely
+    busy_percentile: float = 95.0   # a pixel busier than this share of the table's is no table
 
 
 PRESENCE = Presence()
@@ -2174,40 +2196,66 @@ def _opponent(bgr: np.ndarray) -> np.ndarray:
     return np.stack([(b + g + r) / 3, r - g, (r + g) / 2 - b], -1)
 
 
-def table_palette(image: np.ndarray, lmap: LayoutMap, params: Presence = PRESENCE) -> np.ndarray:
-    """The table's colours (``(k, 3)`` opponent colours): the photo where the layout model sees no tile."""
+def _busy(bgr: np.ndarray) -> np.ndarray:
+    """How busy a picture is at each pixel (``(..., H, W, 3)`` -> ``(..., H, W)``): the local mean of
+    the brightness's gradient, relative to the local brightness."""
+    import cv2
+
+    shape = bgr.shape
+    flat = bgr.reshape(-1, *shape[-3:])
+    out = np.empty(flat.shape[:3], np.float32)
+    for i, img in enumerate(flat):
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        grad = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)) + np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+        out[i] = cv2.blur(grad, (5, 5)) / (cv2.blur(grey, (5, 5)) + 20.0)
+    return out.reshape(shape[:-1])
+
+
+@dataclass
+class Table:
+    """What the table looks like: its colours and how busy it is (at a tile crop's scale)."""
+
+    palette: np.ndarray             # (k, 3) opponent colours
+    busy: float                     # a pixel busier than this is no table
+
+
+def table_palette(image: np.ndarray, lmap: LayoutMap, params: Presence = PRESENCE) -> Table:
+    """The table's colours (``(k, 3)`` opponent colours) and how busy it is: the photo where the
+    layout model sees no tile, shrunk so that a tile is as wide as in a crop."""
     import cv2
 
     h, w = image.shape[:2]
-    k = params.sample_side / max(h, w)
+    region = lmap.prob >= 0.5
+    tile = float(np.exp(np.median(lmap.log_size[region]))) / lmap.scale if region.any() else max(h, w) / 10
+    k = min(1.0, CUT.size / (1 + 2 * CUT.margin) / max(tile, 1.0))
     small = cv2.resize(image, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
     yy, xx = np.mgrid[0:small.shape[0], 0:small.shape[1]]
     photo = np.c_[(xx.ravel() + 0.5) / k - 0.5, (yy.ravel() + 0.5) / k - 0.5]
-    at = lmap.to_small(photo) / lmap.stride
-    ci, ri = np.floor(at[:, 0]).astype(int), np.floor(at[:, 1]).astype(int)
-    ok = (ci >= 0) & (ri >= 0) & (ci < lmap.prob.shape[1]) & (ri < lmap.prob.shape[0])
-    prob = np.zeros(len(photo))
-    prob[ok] = lmap.prob[ri[ok], ci[ok]]
-    pixels = _opponent(small.reshape(-1, 3))[prob < params.table_below]
+    table = layout_probability(lmap, photo) < params.table_below
+    pixels = _opponent(small.reshape(-1, 3))[table]
+    busy = _busy(small).ravel()[table]
     if len(pixels) < params.palette:
-        return np.zeros((0, 3), np.float32)
-    pixels = pixels[np.random.default_rng(0).permutation(len(pixels))[:4000]].astype(np.float32)
+        return Table(np.zeros((0, 3), np.float32), float("inf"))
+    order = np.random.default_rng(0).permutation(len(pixels))[:4000]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3)
     cv2.setRNGSeed(0)
-    _, _, centres = cv2.kmeans(pixels, params.palette, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-    return centres
+    _, _, centres = cv2.kmeans(pixels[order].astype(np.float32), params.palette, None, criteria, 2,
+                               cv2.KMEANS_PP_CENTERS)
+    return Table(centres, float(np.percentile(busy, params.busy_percentile)))
 
 
-def unlike_table(crops: np.ndarray, palette: np.ndarray, params: Presence = PRESENCE) -> np.ndarray:
+def unlike_table(crops: np.ndarray, table: Table, params: Presence = PRESENCE) -> np.ndarray:
     """``(N,)``: the share of each crop's middle (its tile's square less a tenth each side) that is
-    unlike every table colour. A tile is never the table, whatever its art; the table is."""
+    unlike the table: of none of its colours, or busier than it. A tile is never the table,
+    whatever its art; the table is."""
     n, size = len(crops), crops.shape[1] if len(crops) else 0
-    if not n or not len(palette):
+    if not n or not len(table.palette):
         return np.zeros(n)
     m = int(round(size * (CUT.margin + 0.1) / (1 + 2 * CUT.margin)))
     mid = _opponent(crops[:, m:size - m:2, m:size - m:2])
-    d = np.linalg.norm(mid[..., None, :] - palette[None, None, None], axis=-1).min(-1)
-    return (d > params.far).reshape(n, -1).mean(1)
+    d = np.linalg.norm(mid[..., None, :] - table.palette[None, None, None], axis=-1).min(-1)
+    busy = _busy(crops)[:, m:size - m:2, m:size - m:2]
+    return ((d > params.far) | (busy > table.busy)).reshape(n, -1).mean(1)
 
 
 def layout_probability(lmap: LayoutMap, points: np.ndarray) -> np.ndarray:
@@ -2308,15 +2356,16 @@ def _edge_strips(crops: np.ndarray) -> np.ndarray:
     m = int(round(size * CUT.margin / (1 + 2 * CUT.margin)))
     tile = size - 2 * m
     depth = max(2, int(0.14 * tile))
+    skip = max(1, int(0.05 * tile))                # clear of the tile's rim
     x = _opponent(crops)
     out = np.zeros((n, 4, 6), np.float32)
     for k in range(4):
-        turned = np.rot90(x, k, (1, 2))            # edge k of the crop on top
-        strip = turned[:, m + 1:m + 1 + depth, m:size - m]
+        turned = np.rot90(x, k, (1, 2))            # a quarter turn anticlockwise k times: edge k (N, E, S, W) on top
+        strip = turned[:, m + skip:m + skip + depth, m:size - m]
         third = tile // 3
         ends = np.concatenate([strip[:, :, :third], strip[:, :, -third:]], 2).mean((1, 2))
         middle = strip[:, :, third:tile - third].mean((1, 2))
-        out[:, (4 - k) % 4] = np.c_[ends, middle]
+        out[:, k] = np.c_[ends, middle]
     return out
 
 
@@ -2439,7 +2488,8 @@ def exemplar_calibration(image: np.ndarray, located: dict, model: "TileModel", p
                          rng: np.random.Generator | None = None, sha: str = "") -> Calibration:
     """The user's 24 tiles as exemplars: each cut ``params.views`` times, a little off (shift, turn,
     perspective) and photographed again (light, blur, noise, JPEG), and turned four ways; per
-    label, the mean of the crops' :func:`pixel_features` and of their embeddings (unit vectors)."""
+    crop, its :func:`pixel_features` and its embedding (unit vector), kept: a crop is as like a
+    label as the most alike of its exemplars."""
     rng = rng if rng is not None else np.random.default_rng(0)
     fit, places, turn = located["fit"], located["places"], located["turn"]
     crops, targets = [], []
@@ -2466,19 +2516,11 @@ def exemplar_calibration(image: np.ndarray, located: dict, model: "TileModel", p
     emb = np.concatenate([model.session.run(None, {name: views[i:i + 256]})[2] for i in range(0, len(views), 256)])
     pix = pixel_features(views)
     unit = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
-    k = len(model.labels)
-    pixels = np.zeros((k, pix.shape[1]), np.float32)
-    embeddings = np.zeros((k, emb.shape[1]), np.float32)
-    has = np.zeros(k, np.uint8)
-    for label in set(targets.tolist()):
-        for out, feats in ((pixels, pix), (embeddings, unit)):
-            mean = feats[targets == label].mean(0)
-            out[label] = mean / (np.linalg.norm(mean) + 1e-9)
-        has[label] = 1
     return Calibration("exemplars", list(model.labels), np.zeros((1, 1), np.float32), np.zeros(1, np.float32), sha,
                        params.exemplar_scale,
                        {"pixel_weight": params.pixel_weight, "empty_below": params.empty_below, "crops": len(crops)},
-                       {"pixels": pixels, "embeddings": embeddings, "has": has})
+                       {"pixels": pix.astype(np.float32), "embeddings": unit.astype(np.float32),
+                        "label_of": targets.astype(np.int16)})
 
 
 def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS) -> dict:
