@@ -517,6 +517,8 @@ class Lattice:
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_bands: tuple = (0.3, 0.22, 0.15, 0.15)   # the segments fitted are this near a line, pass by pass
     ring: int = 1                   # empty squares around the tiles that are looked at too
+    sure_tile: float = 0.05         # a square the tile model calls empty with at most this probability is a
+    #                                 tile even where tile presence finds it like the table
     candidates: int = 3             # line lattices kept, best explaining first; the tile model tries
     accept: float = 0.5             # ... the next only when the squares looked this empty or more
     refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
@@ -1398,7 +1400,8 @@ def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lat
 
     ``presence`` (crops, squares -> whether each holds a tile, whatever the tile model says:
     :func:`tile_presence`) overrules ``empty``: a square it finds a tile in is read as the
-    tile model's best tile, never as empty."""
+    tile model's best tile, never as empty; one it finds like the table is empty unless the
+    tile model is sure of a tile (:attr:`Lattice.sure_tile`)."""
     h, w = image.shape[:2]
     g = fit.cell_to_image
 
@@ -1422,8 +1425,14 @@ def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lat
         crops = cut_tiles(image, g, batch, cut, pyramid)
         r = model.predict(crops)
         probs = r.probs
-        if presence is not None:
-            probs = _present(probs, presence(crops, g, batch), empty)
+        present = presence(crops, g, batch) if presence is not None else None
+        if present is not None:
+            probs = _present(probs, present, empty)
+            # like the table and not surely a tile: empty (and the layout does not grow from it)
+            # (with a calibration, presence alone decides: the exemplars tell which tile, not whether)
+            sure = params.sure_tile if model.calibration is None else 1.0
+            table = ~present & (probs[:, empty] > 0.0) if sure >= 1.0 else ~present & (probs[:, empty] > sure)
+            probs[table] = np.where(np.arange(probs.shape[1]) == empty, 1.0, 0.0)[None]
         todo = set()
         for n, sq in enumerate(batch):
             out[sq] = (probs[n], r.meeples[n], r.embedding[n])
@@ -2233,7 +2242,8 @@ class Presence:
     sample_side: int = 320          # ... sampled from the photo shrunk to this long side
     far: float = 0.09               # a pixel this far (opponent colour, 0..1) from every table colour is no table
     tile_from: float = 0.5          # a square whose middle is this much unlike the table holds a tile
-    min_layout: float = 0.3         # ... where the layout model sees a tile at its centre this surely
+    min_layout: float = 0.3         # ... where the layout model sees a tile at its centre this surely,
+    surely_unlike: float = 0.8      # ... or wherever it is this much unlike the table
     busy_percentile: float = 95.0   # a pixel busier than this share of the table's is no table
 
 
@@ -2327,8 +2337,9 @@ def tile_presence(image: np.ndarray, lmap: LayoutMap, params: Presence = PRESENC
 
     def presence(crops, g, squares) -> np.ndarray:
         centres = _apply(g, np.array(squares, np.float64).reshape(-1, 2) + 0.5)
-        return (unlike_table(crops, palette, params) >= params.tile_from) & \
-            (layout_probability(lmap, centres) >= params.min_layout)
+        unlike = unlike_table(crops, palette, params)
+        return (unlike >= params.tile_from) & ((layout_probability(lmap, centres) >= params.min_layout)
+                                               | (unlike >= params.surely_unlike))
 
     return presence
 
@@ -2644,8 +2655,16 @@ def _reread(image: np.ndarray, calib: Calibration, models: CarcassonneModels = M
     fit, cells = read_layout(image, model, models.layout)
     if fit is None:
         return 0
-    assembled = assemble_layout(cells, model.labels)
-    return int(compare("carcassonne", want, assembled.layout)["tile"][0])
+    # each square's own best reading: the 24 tiles of the photo do not fit together as a game's would,
+    # so the layout's rules must not repair them
+    empty = model.labels.index(EMPTY)
+    best = {sq: parse_label(model.labels[int(np.argmax(np.where(np.arange(len(p)) == empty, -1, p)))])
+            for sq, (p, *_) in cells.items() if p[empty] < 0.5}
+    block = _components(set(best))
+    if not block:
+        return 0
+    read = rules.Layout(tuple(rules.Placement(x, y, *best[(x, y)]) for x, y in sorted(block[0])))
+    return int(compare("carcassonne", want, read)["tile"][0])
 
 
 def cmd_calibrate(args) -> int:
