@@ -1208,6 +1208,7 @@ class TileReadings:
     probs: np.ndarray               # (N, K) over the tile labels (non-canonical rotations get 0)
     meeples: np.ndarray             # (N, M, grid, grid) meeple map probabilities
     embedding: np.ndarray           # (N, D) the penultimate layer
+    looks: np.ndarray | None = None # (N,) with exemplars: how much each crop looks like one of the user's tiles
 
 
 class TileModel:
@@ -1256,15 +1257,32 @@ class TileModel:
         n = len(x)
         views = np.concatenate([np.rot90(x, -k, (2, 3)) for k in quarters]) if turned else x
         logits, maps, emb = self.session.run(None, {name: np.ascontiguousarray(views)})
+        looks = None
         if self.calibration is not None:
+            shipped = logits
             logits = self.calibration.logits(emb, logits, views)
+            if self.calibration.method == "exemplars":
+                # which tile: the user's exemplars; whether a tile: the shipped model (it knows tables) and
+                # the exemplars must both say so (tile presence rescues a tile both miss, :func:`read_cells`)
+                empty = self.labels.index(EMPTY)
+                p_ship = _softmax(np.where(self.allowed[None], shipped, -np.inf), 1)[:, empty]
+                p_ex = _softmax(np.where(self.allowed[None], logits, -np.inf), 1)
+                looks = 1 - p_ex[:, empty]
+                tiles = np.where(np.arange(len(self.labels)) == empty, -np.inf, np.where(self.allowed[None], logits,
+                                                                                         -np.inf))
+                p_empty = np.maximum(p_ship, p_ex[:, empty])
+                probs = _softmax(tiles, 1) * (1 - p_empty)[:, None]
+                probs[:, empty] = p_empty
+                logits = np.log(np.maximum(probs, 1e-30))
         logits = np.where(self.allowed[None], logits, -np.inf)
         logp = np.log(np.maximum(_softmax(logits, 1), 1e-12))
         both = _softmax(maps, 1)
         mean = sum(logp[k * n:(k + 1) * n][:, self.turned[k]] for k in quarters) / len(quarters)
         mean = np.where(self.allowed[None], mean, -np.inf)
         meeples = sum(np.rot90(both[k * n:(k + 1) * n], k, (2, 3)) for k in quarters) / len(quarters)
-        return TileReadings(_softmax(mean, 1), np.ascontiguousarray(meeples), emb[:n])
+        if looks is not None:
+            looks = sum(looks[k * n:(k + 1) * n] for k in quarters) / len(quarters)
+        return TileReadings(_softmax(mean, 1), np.ascontiguousarray(meeples), emb[:n], looks)
 
 
 @dataclass(frozen=True)
@@ -1387,7 +1405,7 @@ def choose_lattice(image: np.ndarray, fit: LatticeFit, model: TileModel, probes:
     if not hypotheses:
         return fit, 0.0
     r = model.predict(np.concatenate(crops))
-    looks = (1 - r.probs[:, empty]).reshape(len(hypotheses), -1).mean(1)
+    looks = (1 - r.probs[:, empty] if r.looks is None else r.looks).reshape(len(hypotheses), -1).mean(1)
     best = int(np.argmax(looks))
     return relattice(fit, hypotheses[best]), float(looks[best])
 
@@ -1429,9 +1447,7 @@ def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lat
         if present is not None:
             probs = _present(probs, present, empty)
             # like the table and not surely a tile: empty (and the layout does not grow from it)
-            # (with a calibration, presence alone decides: the exemplars tell which tile, not whether)
-            sure = params.sure_tile if model.calibration is None else 1.0
-            table = ~present & (probs[:, empty] > 0.0) if sure >= 1.0 else ~present & (probs[:, empty] > sure)
+            table = ~present & (probs[:, empty] > params.sure_tile)
             probs[table] = np.where(np.arange(probs.shape[1]) == empty, 1.0, 0.0)[None]
         todo = set()
         for n, sq in enumerate(batch):
