@@ -407,8 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "their art, and keep the result for scorelens read.")
     p.add_argument("game", choices=("carcassonne",), help="the game (carcassonne)")
     p.add_argument("photo", nargs="?", metavar="PHOTO", help="the photo of the 24 tiles")
-    p.add_argument("--method", choices=("refit", "templates"),
-                   help="refit the last layer (default) or match reference embeddings")
+    p.add_argument("--method", choices=("exemplars", "refit", "templates"),
+                   help="match your own 24 tiles as exemplars (default), refit the last layer, or match "
+                        "reference embeddings")
     p.add_argument("--out", metavar="FILE", help="where the calibration goes (default: "
                                                  "$SCORELENS_HOME/calibration/carcassonne.npz)")
     p.add_argument("--reset", action="store_true", help="remove the calibration: read with the shipped model")
