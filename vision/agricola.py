@@ -118,7 +118,12 @@ class FindBoard:
     line_step_mm: float = 0.8        # a fence line is looked at this often along it
     min_crossings: int = 8           # fewer crossings agreeing: the pass is not trusted
     agree_mm: float = 1.5            # crossings this close to the fitted homography agree with it
-    slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart
+    slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart (the training art's) ...
+    slot_widths_mm: tuple = (3.0, 4.5, 6.0, 8.0)  # ... and the printed paths of other prints, and fence sticks
+    min_read_crossings: int = 12     # a board read agrees with at least this many of the 24 crossings
+    max_seconds: float = 1.8         # the search for the board gives up after this much CPU time (then says what
+    #                                  it missed): on 2 idle cores no photo takes more than 2 s, and on a loaded
+    #                                  machine the reading is the same, only slower
     min_peak: float = 1.3            # a fence line's response over the median of those near it
     min_score: float = 1.25          # space-edge contrast needed to accept a board
     sure_crossings: int = 20         # a lock agreeing on this many crossings ends the search ...
@@ -153,6 +158,22 @@ class Cut:
 
 
 CUT = Cut()
+
+
+@dataclass(frozen=True)
+class Sticks:
+    """Parameters of reading fences from the sticks themselves, where the fence model reads
+    more fences than a farm can hold (:func:`stick_fences`): the print's paths taken for fences."""
+
+    band: tuple = (6, 14)            # rows of a fence crop (20 across) around the fence line: +-3 mm
+    row_percentile: float = 80.0     # along the line, a column differs where most of the band does
+    min_difference: float = 12.0     # colour distance (the board's white = 128) a stick differs by, at least ...
+    times_typical: float = 2.0       # ... and this many times the typical edge's
+    min_cover: float = 0.6           # a fence differs along at least this share of the crop's length
+    sharpness: float = 10.0          # the share's distance from min_cover -> a probability
+
+
+STICKS = Sticks()
 
 
 @dataclass(frozen=True)
@@ -320,6 +341,44 @@ def _space_samples(g: AgricolaBoard = AGRICOLA):
 _ON, _PER_SIDE, _OFF = _space_samples()
 
 
+def _band_samples(g: AgricolaBoard = AGRICOLA, offsets_mm=(-1.5, -0.75, 0.0, 0.75, 1.5)):
+    """:func:`_space_samples` with each point repeated across the space's side at ``offsets_mm``
+    (the inner points along x): a printed path 3 to 9 mm wide has its edge somewhere in that band."""
+    on, per_side, off = _space_samples(g)
+    sides = on.reshape(-1, per_side, 2)
+    normal = np.zeros_like(sides)
+    n_sides = len(sides) // (g.rows * g.cols)
+    # the sides of each space in order: top, bottom (across: y), left, right (across: x)
+    kinds = np.tile(np.arange(4), g.rows * g.cols)
+    normal[kinds < 2, :, 1] = 1.0
+    normal[kinds >= 2, :, 0] = 1.0
+    band_on = np.stack([sides + d * normal for d in offsets_mm]).reshape(len(offsets_mm), -1, 2)
+    band_off = np.stack([off + [d, 0] for d in offsets_mm])
+    return np.concatenate([band_on, band_off], axis=1).astype(np.float32), len(on), per_side
+
+
+_BAND, _BAND_ON, _BAND_PER_SIDE = _band_samples()
+
+
+def band_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
+    """Like :func:`structure_score`, with each side's edge looked for anywhere in a 3 mm band
+    across it (the max over the band), and the inside measured by the same max: about 1 for
+    anything that is not the grid of spaces, whatever the width of the print's paths."""
+    k = _BAND.shape[0]
+    pts = cv2.perspectiveTransform(_BAND.reshape(1, -1, 2), h_mm_to_img)[0]
+    if not np.isfinite(pts).all():
+        return 0.0
+    h, w = gradient.shape
+    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
+    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
+    if inside.mean() < 0.98:
+        return 0.0
+    values = gradient[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)].reshape(k, -1).max(axis=0)
+    sides = values[:_BAND_ON].reshape(-1, _BAND_PER_SIDE).mean(axis=1)
+    inner = float(np.median(values[_BAND_ON:]))
+    return float(np.percentile(sides, 25)) / (inner + 8.0)
+
+
 def gradient_map(image: np.ndarray) -> np.ndarray:
     """Colour gradient magnitude: the sum over channels of ``|d/dx| + |d/dy|`` (float32)."""
     blur = cv2.GaussianBlur(image, (3, 3), 0)
@@ -362,7 +421,8 @@ class Found:
     lines: int              # fence-line crossings that agreed with the lock
 
 
-def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindBoard = FIND) -> Found | None:
+def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindBoard = FIND,
+               report: dict | None = None) -> Found | None:
     """Find the farmyard board in a BGR photo; None if there is none.
 
     The board is symmetric under a half turn: which of its long sides is at
@@ -370,30 +430,57 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     lock is sure, the fence lines are looked for further
     (:attr:`FindBoard.wider_searches`: the outlines are far off, on a steep
     tilt or a pale board), and such a lock is kept only if it is sure.
+
+    The search stops after :attr:`FindBoard.max_seconds` with what it has;
+    ``report`` (a dict), when given, is told what was tried and missed
+    (:func:`not_found_reason`).
     """
+    report = {} if report is None else report
+    report.update(deadline=time.process_time() + params.max_seconds, outlines=0, best=None, timed_out=False)
     prob, k = board_mask(image, models, params)
-    found = _find(image, prob, k, models, params)
+    report["regions"] = len(outline_candidates(prob, params))
+    found = _find(image, prob, k, models, params, report)
     for reach in params.wider_searches:
         if found is not None and found.lines >= params.sure_crossings:
             break
-        wider = _find(image, prob, k, models, replace(params, search_mm=reach))
+        if time.process_time() > report["deadline"]:
+            report["timed_out"] = True
+            break
+        wider = _find(image, prob, k, models, replace(params, search_mm=reach), report)
         if wider is not None and wider.lines >= params.sure_crossings and (found is None or wider.score > found.score):
             found = wider
     return found
 
 
-def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard) -> Found | None:
+def not_found_reason(report: dict) -> str:
+    """One line saying what the search for the board did not find (``report`` from :func:`find_board`).
+
+    >>> not_found_reason({"regions": 0, "outlines": 0, "best": None, "timed_out": False})
+    'nothing board-like: no region looks like a farmyard board'
+    >>> not_found_reason({"regions": 1, "outlines": 6, "best": (9, 1.1), "timed_out": True})
+    'the 3 x 5 grid of spaces was not found (6 outlines tried, at best 9 of 24 fence-line crossings; gave up after the time allowed)'
+    """
+    if not report.get("outlines"):
+        return "nothing board-like: no region looks like a farmyard board"
+    best = report.get("best")
+    crossings = f"at best {best[0]} of 24 fence-line crossings" if best else "no fence lines"
+    return (f"the 3 x 5 grid of spaces was not found ({report['outlines']} outlines tried, {crossings}"
+            + ("; gave up after the time allowed)" if report.get("timed_out") else ")"))
+
+
+def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard,
+          report: dict | None = None) -> Found | None:
     """The board locked from the outlines of the board mask ``prob`` (``k``: its scale), or from
     its faint regions when none leads to it."""
     regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
-    found = lock_outlines(image, regions, models, params, mask=(prob, k)) if regions else None
+    found = lock_outlines(image, regions, models, params, mask=(prob, k), report=report) if regions else None
     if found is None:
         # a board the network is unsure of (small, under glare) marks only a faint region, and its
         # outline often stops short of the board's edges: faint regions too, the outlines grown
         faint = replace(params, mask_threshold=params.faint_threshold, min_area=params.faint_min_area)
         regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, faint)[:params.max_regions]]
         if regions:
-            found = lock_outlines(image, regions, models, params, params.grow, mask=(prob, k))
+            found = lock_outlines(image, regions, models, params, params.grow, mask=(prob, k), report=report)
     return found
 
 
@@ -423,11 +510,15 @@ class Lock(NamedTuple):
 
 
 def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: AgricolaModels = MODELS,
-                  params: FindBoard = FIND, grow: tuple = (), mask: tuple | None = None) -> Found | None:
+                  params: FindBoard = FIND, grow: tuple = (), mask: tuple | None = None,
+                  report: dict | None = None) -> Found | None:
     """The board locked from the first of the outlines ``regions`` (photo pixels) that leads to
     it, each looked at again closer; with ``grow``, only the outlines grown by these factors.
     ``mask`` is the photo's board probability and its scale (:func:`board_mask`), which a lock
-    moved to a neighbouring set of fence lines must cover as well as the lock it replaces."""
+    moved to a neighbouring set of fence lines must cover as well as the lock it replaces.
+    ``report`` (from :func:`find_board`) holds the search's deadline and is told what was tried."""
+    report = {} if report is None else report
+    deadline = report.get("deadline", math.inf)
     # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
     diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in regions)
     work, kw = image, 1.0
@@ -465,16 +556,20 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
     mm = board_corners_mm()
     best = None
     for quad in quads:
+        if best is not None and time.process_time() > deadline:
+            report["timed_out"] = True
+            break
+        report["outlines"] = report.get("outlines", 0) + 1
         # the board's long sides along the outline's longer pair of sides (a half turn looks the same)
         sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
         first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
-            locked, lines = lock_to_grid(gray, h, params)
+            locked, lines = lock_any_print(gray, h, params)
             if not lines and not np.allclose(locked, h):
                 # the far look moved the board part of the way (an outline off by more than the
                 # near looks reach): locked again from there
-                locked, lines = lock_to_grid(gray, locked, params)
+                locked, lines = lock_any_print(gray, locked, params)
             if not lines:
                 locked = h
             score = rectified_score(work, locked, params)
@@ -493,9 +588,11 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             to_mask = np.array([[mask[1] / kw, 0, 0.5 * mask[1] / kw - 0.5], [0, mask[1] / kw, 0.5 * mask[1] / kw - 0.5],
                                 [0, 0, 1]])
             cover = lambda hw: mask_cover(mask[0], cv2.perspectiveTransform(mm[None], to_mask @ hw)[0], params)
-        best = _try_neighbours(gray, work, best, params, cover)
-    if best.score < params.min_score:
-        return None
+        best = _try_neighbours(gray, work, best, params, cover, deadline)
+    if best.crossings and (report.get("best") is None or (best.crossings, best.score) > report["best"]):
+        report["best"] = (best.crossings, round(best.score, 2))
+    if best.score < params.min_score or best.crossings < params.min_read_crossings:
+        return None          # a board not locked onto its fence lines is never read
     h = np.linalg.inv(to_work) @ best.h
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
     return Found(corners, h, best.score, best.crossings)
@@ -543,7 +640,7 @@ def mask_cover(prob: np.ndarray, quad: np.ndarray, params: FindBoard = FIND) -> 
 
 
 def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: "Lock", params: FindBoard = FIND,
-                    cover: Callable | None = None) -> "Lock":
+                    cover: Callable | None = None, deadline: float = math.inf) -> "Lock":
     """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
 
     The best neighbour that agrees on some crossings and keeps about its
@@ -561,7 +658,9 @@ def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: "Lock", params: Fi
         (score, h, *_), c0 = path[-1]
         step = None
         for move in neighbour_moves():
-            locked, found = lock_to_grid(gray, h @ move, params)
+            if time.process_time() > deadline:
+                break
+            locked, found = lock_any_print(gray, h @ move, params)
             if not found or not _plausible(locked, outline, params):
                 continue
             s = rectified_score(work, locked, params)
@@ -591,12 +690,15 @@ def _plausible(locked: np.ndarray, outline: np.ndarray, params: FindBoard = FIND
 
 
 def rectified_score(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> float:
-    """:func:`structure_score` measured on the board rectified at the lock's scale."""
+    """How clearly the grid of spaces shows on the board rectified at the lock's scale: the
+    better of :func:`structure_score` (the spaces' edges where our print has them) and
+    :func:`band_score` (anywhere near, as other prints have them)."""
     s = params.lock_px_per_mm
     g = AGRICOLA
     rect = warp(image, h_mm_to_img, g.width_mm, g.height_mm, s)
     to_px = np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1]])
-    return structure_score(gradient_map(rect), to_px)
+    gradient = gradient_map(rect)
+    return max(structure_score(gradient, to_px), band_score(gradient, to_px))
 
 
 def _line_samples(g: AgricolaBoard, axis: str, step_mm: float, clear_mm: float) -> np.ndarray:
@@ -664,8 +766,19 @@ def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
                      [0, 0, 1]])
 
 
+def lock_any_print(gray: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int]:
+    """:func:`lock_to_grid` on our print's 6 mm slots; where that finds no lines, again on
+    slots, paths and sticks of every width in :attr:`FindBoard.slot_widths_mm`, the lock agreeing
+    on more crossings kept."""
+    locked, lines = lock_to_grid(gray, h_mm_to_img, params)
+    if lines >= params.min_crossings or not params.slot_widths_mm:
+        return locked, lines
+    wide, wide_lines = lock_to_grid(gray, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
+    return (wide, wide_lines) if wide_lines > lines else (locked, lines)
+
+
 def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
-                 g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int]:
+                 g: AgricolaBoard = AGRICOLA, widths_mm: tuple = ()) -> tuple[np.ndarray, int]:
     """Correct a board homography by its fence lines; returns it and the crossings that agreed (0: none).
 
     On the board rectified by the homography, each fence slot shows as two
@@ -674,10 +787,11 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     the 10 fence lines; their 24 crossings correct the homography (RANSAC:
     a line taken for something beside it is outvoted). The first pass looks
     ``search_mm`` around, the later ones ``near_mm``. ``image`` may be grey
-    (faster) or colour.
+    (faster) or colour. ``widths_mm`` adds pairs of edges this far apart (other
+    prints' paths, fence sticks) to the 6 mm slot.
     """
     s = params.lock_px_per_mm
-    d = int(round(params.slot_mm / 2 * s))
+    ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     along_v = _line_samples(g, "v", params.line_step_mm, params.slot_mm)
     along_h = _line_samples(g, "h", params.line_step_mm, params.slot_mm)
@@ -689,10 +803,10 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
         gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
         gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
-        pair_x = np.zeros_like(gx)
-        pair_x[:, d:-d] = np.minimum(gx[:, :-2 * d], gx[:, 2 * d:])
-        pair_y = np.zeros_like(gy)
-        pair_y[d:-d, :] = np.minimum(gy[:-2 * d, :], gy[2 * d:, :])
+        pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
+        for d in ds:       # two parallel edges 2d apart: a slot, a printed path, a fence stick
+            np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
+            np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
         lines = {}
         for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
             for i in range(count):
@@ -828,6 +942,29 @@ def shrink(rectified: np.ndarray, params: Cut = CUT) -> np.ndarray:
     k = params.px_per_mm / params.rect_px_per_mm
     return cv2.resize(rectified, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
 
+
+
+def stick_fences(crops: np.ndarray, white: np.ndarray, params: Sticks = STICKS) -> np.ndarray:
+    """Each edge's probability of a fence, from how its crop differs from the board's empty path.
+
+    The print's paths are alike on every edge, and a farm holds at most 15
+    fences on its 38 edges: the median of the 38 crops is an empty path,
+    whatever its colour. A fence stick differs from it along most of the
+    edge's length, near the line; a piece or a tile's corner only along part.
+
+    >>> crops = np.full((38, 20, 48, 3), 100, np.uint8)
+    >>> crops[3, 7:12] = (40, 40, 200)                       # a red stick on edge 3
+    >>> p = stick_fences(crops, np.float32([200, 200, 200]))
+    >>> int(np.argmax(p)), bool(p[3] > 0.9), bool(p[0] < 0.1)
+    (3, True, True)
+    """
+    c = crops.astype(np.float32) / np.asarray(white, np.float32).reshape(-1, 1, 1, 3) * 128
+    distance = np.linalg.norm(c - np.median(c, axis=0)[None], axis=3)
+    distance = np.stack([cv2.blur(d, (3, 1)) for d in distance])[:, params.band[0]:params.band[1]]
+    along = np.percentile(distance, params.row_percentile, axis=1)          # (38, length)
+    tau = max(params.min_difference, params.times_typical * float(np.median(along)))
+    cover = (along > tau).mean(axis=1)
+    return 1.0 / (1.0 + np.exp(-params.sharpness * (cover - params.min_cover)))
 
 
 # ---------------------------------------------------------------------------
@@ -1190,9 +1327,10 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     from vision.classify import classifier
     from vision.read import Reading
 
-    found = find_board(image, models)
+    search: dict = {}
+    found = find_board(image, models, report=search)
     if found is None:
-        e = UserError(None, f"no Agricola farmyard found in {source}")
+        e = UserError(None, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
         e.source = source
         raise e
     clock.lap("locate")
@@ -1206,6 +1344,9 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     space_model = classifier(models.spaces)
     space_probs = even_prior(read_pieces(space_model, spaces, white), label_counts(space_model))
     fence_p = read_pieces(classifier(models.fences), fences, white, mirrors=1)["fence"][:, 1]
+    if int((fence_p >= 0.5).sum()) > agricola.MAX_FENCES:
+        # more fences than a farm holds: the model reads the print's paths; the sticks themselves
+        fence_p = stick_fences(fences, white)
     clock.lap("classify")
     corners = found.corners
     room = space_probs["kind"][:, KINDS.index("room")].reshape(ROWS, COLUMNS)

@@ -59,6 +59,7 @@ class BenchSettings:
     megapixels: float = 12.0     # the issues' timing targets are for 12 MP photos
     split: str = "test"          # handwriting the readers were not trained on
     workers: int = 2             # rendering processes
+    placed_mm: float = 5.0       # Agricola: a board read this close to the truth (its worst corner) is placed right
     large_layout: int = 60       # Carcassonne: layouts of this many tiles or more are timed apart
                                  # (the time target is for a full box of 72; few random layouts reach it)
 
@@ -340,6 +341,10 @@ class BenchResult:
             large = [p.ms for p in self.photos if p.counts.get("tiles", 0) >= BENCH.large_layout]
             extra |= {"large_layouts": len(large),
                       "large_layout_median_ms": round(float(np.median(large)), 1) if large else None}
+        if self.game == "agricola":
+            # the issue's "board found" target: found and placed within 5 mm of the truth
+            extra |= {"placed_5mm_rate": round(sum(p.counts.get("placed_mm", 1e9) <= BENCH.placed_mm
+                                                  for p in self.photos) / n, 4) if n else None}
         extra |= self.flag_summary()
         groups = sorted({p.group for p in self.photos if p.group})
         if groups:
@@ -433,6 +438,22 @@ def load_truths(folder: Path, game: str) -> list[tuple[Path, dict]]:
     return pairs
 
 
+def placement_mm(truth_corners, read_corners, size_mm=(280.0, 180.0)) -> float:
+    """How far (mm, the worst corner) a board read at ``read_corners`` lies from where the truth's
+    ``truth_corners`` put it, measured on the board (photo pixels; a half turn counts as the same place).
+
+    >>> placement_mm([[0, 0], [280, 0], [280, 180], [0, 180]], [[282, 180], [2, 180], [0, 0], [280, 0]])
+    2.0
+    """
+    import cv2
+
+    w, h = size_mm
+    mm = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    to_mm = np.linalg.inv(cv2.getPerspectiveTransform(mm, np.float32(truth_corners)))
+    got = cv2.perspectiveTransform(np.float64(read_corners)[None], to_mm)[0]
+    return round(float(min(np.linalg.norm(np.roll(got, k, axis=0) - mm, axis=1).max() for k in (0, 2))), 2)
+
+
 def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, progress=None) -> BenchResult:
     """Read every photo with ``reader(path, game)`` and compare with its truth."""
     module = scoring.game_module(game)
@@ -458,7 +479,8 @@ def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, pro
             group=(truth.get("camera") or {}).get("group"),
             exact_state=same_state(game, truth_state, read_state),
             counts={**meeple_counts(truth_state, read_state), "tiles": len(truth_state.tiles)}
-            if game == "carcassonne" else {},
+            if game == "carcassonne" else
+            {"placed_mm": placement_mm(truth["corners"], reading.corners)} if game == "agricola" and found else {},
             exact_score=got == want,
             score_error=float(score_error(got, want)) if found else None,
             ms=ms, problem=problem))
@@ -519,7 +541,7 @@ def render_text(summary: dict) -> str:
              row("board found", pct(summary['found_rate']))]
     for kind, acc in summary["element_accuracy"].items():
         lines.append(row(kind + " accuracy", f"{pct(acc)}  of {summary['elements'][kind]}"))
-    for key in ("meeple_f1", "meeple_feature_accuracy"):
+    for key in ("meeple_f1", "meeple_feature_accuracy", "placed_5mm_rate"):
         if key in summary:
             lines.append(row(key.replace("_", " "), pct(summary[key])))
     err = summary["mean_abs_score_error"]
