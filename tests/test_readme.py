@@ -1,7 +1,8 @@
 """The README is a short front page whose links lead somewhere and whose examples run.
 
 - every relative link in README.md and docs/*.md points to a file or folder of the
-  repository (except the guides still to come from other branches, ALLOWED_PENDING);
+  repository (except the guides still to come from other branches, ALLOWED_PENDING),
+  and every #anchor into a page to one of its headings;
 - README.md stays short;
 - the README's ``scorelens score|read|--version`` examples run as written.
 """
@@ -52,6 +53,26 @@ def test_relative_links_lead_to_files(page):
     broken = [target for target, path in relative_links(page)
               if path not in ALLOWED_PENDING and not (ROOT / path).exists()]
     assert not broken, f"{page.relative_to(ROOT)}: links to nothing: {broken}"
+
+
+def anchors(page):
+    """GitHub's anchors for a page's headings: lower case, punctuation dropped, spaces to dashes."""
+    seen, out = {}, set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", FENCE.sub("", page.read_text(encoding="utf-8")), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        out.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_anchors_lead_to_headings(page):
+    broken = []
+    for target, path in relative_links(page):
+        if "#" in target and path.endswith(".md") and (ROOT / path).is_file():
+            if target.split("#", 1)[1] not in anchors(ROOT / path):
+                broken.append(target)
+    assert not broken, f"{page.relative_to(ROOT)}: anchors with no heading: {broken}"
 
 
 def test_pending_guides_are_not_linked_from_the_readme():
