@@ -1,8 +1,7 @@
 """The README is a short front page whose links lead somewhere and whose examples run.
 
 - every relative link in README.md and docs/*.md points to a file or folder of the
-  repository (except the guides still to come from other branches, ALLOWED_PENDING),
-  and every #anchor into a page to one of its headings;
+  repository, and every #anchor into a page to one of its headings;
 - README.md stays short;
 - the README's ``scorelens score|read|--version`` examples run as written.
 """
@@ -20,7 +19,6 @@ README = ROOT / "README.md"
 PAGES = [README, ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 # Guides that other branches add; linked from docs/ before they arrive.
-ALLOWED_PENDING = {"docs/carcassonne-reader.md", "docs/agricola-reader.md"}
 
 # Examples that need no network, no display and take a few seconds each.
 RUNNABLE = {"score", "read", "--version"}
@@ -51,7 +49,7 @@ def test_every_page_has_links_and_the_readme_links_every_guide():
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_relative_links_lead_to_files(page):
     broken = [target for target, path in relative_links(page)
-              if path not in ALLOWED_PENDING and not (ROOT / path).exists()]
+              if not (ROOT / path).exists()]
     assert not broken, f"{page.relative_to(ROOT)}: links to nothing: {broken}"
 
 
@@ -74,9 +72,6 @@ def test_anchors_lead_to_headings(page):
                 broken.append(target)
     assert not broken, f"{page.relative_to(ROOT)}: anchors with no heading: {broken}"
 
-
-def test_pending_guides_are_not_linked_from_the_readme():
-    assert not {path for _, path in relative_links(README)} & ALLOWED_PENDING
 
 
 def test_the_readme_is_a_front_page():
