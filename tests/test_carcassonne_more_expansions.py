@@ -50,18 +50,7 @@ NEW = (TOWER, PD, BCB, HS, CULT, GOLD, LAB, FERRIES, FLYING, ROSES, WATCH, MONAS
        TUNNEL, COUNT, CROP, CATAPULT, SPIEL, PIGHERDS)
 
 
-def board(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
-    return cc.from_text(f"carcassonne {rules} {'+'.join(('base',) + expansions)}; {text}")
-
-
-def legal(text: str, *expansions: str, rules: str = "3") -> cc.Layout:
-    layout = board(text, *expansions, rules=rules)
-    assert [f.message for f in cc.validate(layout)] == []
-    return layout
-
-
-def lines(sheet: cc.ScoreSheet, colour: str) -> list[tuple[str, int, int]]:
-    return [(line.category, line.count, line.points) for line in sheet.lines(colour)[1:]]
+from test_carcassonne_expansions import board, legal, lines  # noqa: E402 - the same board helpers
 
 
 # ---------------------------------------------------------------------------
