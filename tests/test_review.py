@@ -577,4 +577,5 @@ def test_a_photo_the_batch_could_not_read_is_entered_by_hand(tmp_path):
     assert rows["Bob"]["total"] == 37 and rows["Bob"]["status"] == "read" and rows["Bob"]["categories"] == {
         "entered by hand": 37}
     assert rows["Ann"]["corrected"] and rows["Ann"]["error"] == "T1_R1_Ann.jpg: no Avenue sheet found"
+    assert rows["Ann"]["entered_by_hand"] and rows["Bob"]["entered_by_hand"]
     assert review.store_boards(store) == []

@@ -840,7 +840,7 @@ def _report(summary: Summary, store: Store, out: TextIO, resume_command: str | N
 # Export: photos and standings
 
 FIXED_COLUMNS = ("photo", "table", "round", "player", "colour", "game", "status", "total", "tie_break",
-                 "placing", "points", "corrected", "flags", "not_given", "error", "hash")
+                 "placing", "points", "corrected", "entered_by_hand", "flags", "not_given", "error", "hash")
 
 
 def player_names(player: str | None) -> dict[str, str]:
@@ -877,6 +877,8 @@ def photo_rows(records: Iterable[Record]) -> list[dict]:
         base = {"photo": r.path, "table": r.table, "round": r.round, "player": r.player, "colour": None,
                 "game": r.game, "status": r.status, "total": r.total, "tie_break": card.get("tie_break"),
                 "corrected": r.corrected, "flags": len(r.flags), "error": r.error, "hash": r.hash,
+                # a photo the reader could not read, whose board or total a person entered in review
+                "entered_by_hand": bool(r.ok and r.error),
                 "not_given": " ".join(e for f in r.findings if isinstance(f, dict) and f.get("code") == NOT_GIVEN
                                       for e in f.get("elements", [])) or None,
                 "placing": None, "points": None, "categories": _points(card.get("lines", []))}
