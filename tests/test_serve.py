@@ -116,3 +116,23 @@ def test_everything_needs_the_token(server):
     status, page = call(server, "GET", f"/?t={server.token}", token=False)
     assert status == 200 and b"Send your board" in page
     assert server.server_address[0] == "127.0.0.1"
+
+
+def test_the_lan_address_is_printed_as_a_qr_code_a_phone_can_read():
+    """``serve --lan`` prints its address as a text QR code: drawn as pixels, OpenCV decodes it."""
+    import cv2
+    import numpy as np
+
+    from vision.serve import qr_text
+
+    url = "http://192.0.2.7:8123/?t=0123456789abcdef"
+    rows = qr_text(url).rstrip("\n").split("\n")
+    # as a terminal shows it, light characters on a dark screen: each character is one module wide
+    # and two tall (upper half block, lower half block, full block, no-break space)
+    top = {"█": 255, "▀": 255, "▄": 0, "\xa0": 0, " ": 0}
+    bottom = {"█": 255, "▀": 0, "▄": 255, "\xa0": 0, " ": 0}
+    grid = np.array([[m[ch] for ch in row] for row in rows for m in (top, bottom)], np.uint8)
+    image = cv2.resize(cv2.copyMakeBorder(grid, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=255), None, fx=8, fy=8,
+                       interpolation=cv2.INTER_NEAREST)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert text == url

@@ -274,12 +274,14 @@ def store_upload(server: ServeServer, data: bytes, suffix: str, player, table, r
     return server.store.reading(digest)
 
 
-def qr_text(url: str) -> str | None:
-    """The address as a QR code drawn in text, where the ``qrcode`` package is installed."""
-    try:
-        import qrcode
-    except ImportError:
-        return None
+def qr_text(url: str) -> str:
+    """The address as a QR code drawn in text, for a phone's camera.
+
+    >>> "\u2588" in qr_text("http://192.0.2.7:8000/?t=abc") or "\u2580" in qr_text("http://192.0.2.7:8000/?t=abc")
+    True
+    """
+    import qrcode
+
     qr = qrcode.QRCode(border=1)
     qr.add_data(url)
     out = io.StringIO()
@@ -305,9 +307,7 @@ def cmd_serve(args) -> int:
         raise UserError(None, f"cannot listen on {host}:{args.port} ({e.strerror or e})") from None
     print(f"Players send their photos at {server.url}", flush=True)
     if args.lan:
-        qr = qr_text(server.url)
-        if qr:
-            print(qr, flush=True)
+        print(qr_text(server.url), flush=True)
     print(f"Standings: {server.url.replace('/?t=', '/standings?t=')}  (photos kept in {folder}; Ctrl-C to stop)",
           flush=True)
     try:
