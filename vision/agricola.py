@@ -151,6 +151,10 @@ class Cut:
     space_px: int = 64               # a space crop: from fence line to fence line, 50 mm
     fence_len_px: int = 48           # a fence crop: 37.5 mm along the slot, centred ...
     fence_wide_px: int = 20          # ... and 15.6 mm across it
+    # a space's meadow over the margin's, as our print has them (vision.render.agricola's style, BGR):
+    # another print's margin (a parchment border, a bright frame) says nothing of its spaces
+    space_over_margin: tuple = (0.40 / 0.22, 0.72 / 0.55, 0.58 / 0.42)
+    margin_agrees: tuple = (0.6, 1.65)  # the margin's white is kept if the spaces' agrees this well (set on seed 101)
 
 
 CUT = Cut()
@@ -876,6 +880,23 @@ def meadow_white(rectified: np.ndarray, params: Cut = CUT, g: AgricolaBoard = AG
     return np.maximum(np.median(ring, axis=0).astype(np.float32), 8.0)
 
 
+def board_white(rectified: np.ndarray, spaces: np.ndarray, params: Cut = CUT) -> np.ndarray:
+    """The board's reference colour for :func:`normalise_colour`: the margin's
+    (:func:`meadow_white`), unless the spaces disagree with it.
+
+    Most spaces are plain meadow, so the median of the spaces' middles over
+    ``space_over_margin`` is what the margin would be on our print. Where the
+    two disagree by more than ``margin_agrees`` in a channel, the print is
+    another (a parchment or bright border) and the spaces' estimate is used.
+    """
+    margin = meadow_white(rectified, params)
+    middles = np.median(spaces[:, 8:-8, 8:-8].reshape(len(spaces), -1, 3), axis=1)
+    from_spaces = np.maximum(np.median(middles, axis=0) / np.float32(params.space_over_margin), 8.0).astype(np.float32)
+    ratio = from_spaces / margin
+    lo, hi = params.margin_agrees
+    return margin if ((ratio >= lo) & (ratio <= hi)).all() else from_spaces
+
+
 def normalise_colour(crops: np.ndarray, white: np.ndarray) -> np.ndarray:
     """``(N, H, W, 3)`` uint8 colour crops -> ``(N, 3, H, W)`` float32, each channel divided by the
     board's reference colour ``white`` (one per crop, or one for all) and centred.
@@ -1318,6 +1339,7 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     white = meadow_white(rect)
     clock.lap("rectify")
     spaces, fences = cut_spaces(small), cut_fences(small)
+    white = board_white(rect, spaces)
     clock.lap("cut")
     space_model = classifier(models.spaces)
     space_probs = even_prior(read_pieces(space_model, spaces, white), label_counts(space_model))
