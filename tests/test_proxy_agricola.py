@@ -94,3 +94,17 @@ def test_placement_is_measured_on_the_board(truth, read, expected):
     from vision.bench import placement_mm
 
     assert placement_mm(truth, read) == pytest.approx(expected)
+
+
+def test_another_prints_border_does_not_set_the_boards_white():
+    cut = reader.CUT
+    s = cut.rect_px_per_mm
+    meadow = np.float32([60, 150, 100])
+    spaces = np.empty((15, cut.space_px, cut.space_px, 3), np.uint8)
+    spaces[:] = (meadow * np.float32(cut.space_over_margin)).clip(0, 255).astype(np.uint8)
+    rect = np.empty((int(180 * s), int(280 * s), 3), np.uint8)
+    rect[:] = meadow.astype(np.uint8)                         # our print: the margin is the meadow
+    assert np.allclose(reader.board_white(rect, spaces), reader.meadow_white(rect))
+    rect[:] = (170, 215, 235)                                 # a parchment border
+    white = reader.board_white(rect, spaces)
+    assert np.allclose(white, meadow, atol=3)
