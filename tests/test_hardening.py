@@ -620,3 +620,14 @@ def test_parse_json_is_linear_in_its_input():
             parse_json(text)
         assert time.perf_counter() - start < 5, text[:20]
     assert check_text("  avenue x\r\n") == "avenue x" and LIMITS.max_depth == 64
+
+
+def test_a_hostile_saved_review_is_one_line_for_read(tmp_path):
+    """A ``PHOTO.scorelens.json`` nested 100,000 deep (or any file past the limits) next to a
+    photo: ``read`` says so in one line, exit status 2, no traceback."""
+    photo = tmp_path / "avenue.jpg"
+    photo.write_bytes((ROOT / "samples" / "avenue-photo-1.jpg").read_bytes())
+    (tmp_path / "avenue.jpg.scorelens.json").write_text("[" * 100_000 + "]" * 100_000)
+    out = cli("read", photo)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "avenue.jpg.scorelens.json" in out.stderr

@@ -136,12 +136,15 @@ def file_sha256(path: str | Path) -> str:
 
 def load_saved(photo: str | Path) -> dict | None:
     """The review saved next to ``photo``, or None when there is none, it is
-    not a review file, or the photo has changed since it was saved."""
+    not a review file, or the photo has changed since it was saved. A file
+    that breaks the input limits (too large, too deep, not a regular file) is
+    refused in one line (:class:`vision.UserError`)."""
+    from vision.limits import load_json
+
     path = saved_path(photo)
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    if not path.exists():
         return None
+    saved = load_json(path, "saved review")     # within the input limits: a hostile file is one line
     if not isinstance(saved, dict) or saved.get("format") != SAVED_FORMAT:
         return None
     try:
