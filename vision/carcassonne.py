@@ -1776,7 +1776,7 @@ def parse_track(text) -> dict[str, int]:
 
 
 def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
-                params: Lattice = LATTICE, presence: bool = True):
+                params: Lattice = LATTICE, presence: bool | None = None):
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
     While no lattice found has squares that the tile model takes for tiles,
@@ -1792,7 +1792,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
 
     ``presence``: a square that the tile model calls empty but that holds a tile by
     :func:`tile_presence` (unlike the table, where the layout model sees tiles) is a tile:
-    a layout of art the model never saw does not fall apart into islands.
+    a layout of art the model never saw does not fall apart into islands. By default
+    (None) only with a calibration: without one, on our own art, it cost tiles on seed 1
+    (20 photos: 93.3% of tiles, 50% exact layouts), so the uncalibrated reader is as before.
     """
     first = layout_map(image, layout_model, params)
     chosen = None
@@ -1819,6 +1821,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     if chosen is None:
         return None, {}
     fit = chosen[0]
+    if presence is None:         # by default with a calibration only (see the docstring)
+        presence = model.calibration is not None
     present = tile_presence(image, first) if presence else None
     cells = read_cells(image, fit, model, params, presence=present)
     empty = model.labels.index(EMPTY)
