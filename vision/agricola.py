@@ -360,20 +360,28 @@ def _band_samples(g: AgricolaBoard = AGRICOLA, offsets_mm=(-1.5, -0.75, 0.0, 0.7
 _BAND, _BAND_ON, _BAND_PER_SIDE = _band_samples()
 
 
+def _sample(gradient: np.ndarray, h_mm_to_img: np.ndarray, pts_mm: np.ndarray) -> np.ndarray | None:
+    """The gradient at board points ``pts_mm`` (N, 2), or None where the board reaches out of the
+    photo (under 98% of the points inside it) or the homography is degenerate."""
+    pts = cv2.perspectiveTransform(np.ascontiguousarray(pts_mm, np.float32)[None], h_mm_to_img)[0]
+    if not np.isfinite(pts).all():
+        return None
+    h, w = gradient.shape
+    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
+    if ((xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)).mean() < 0.98:
+        return None
+    return gradient[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
+
+
 def band_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
     """Like :func:`structure_score`, with each side's edge looked for anywhere in a 3 mm band
     across it (the max over the band), and the inside measured by the same max: about 1 for
     anything that is not the grid of spaces, whatever the width of the print's paths."""
     k = _BAND.shape[0]
-    pts = cv2.perspectiveTransform(_BAND.reshape(1, -1, 2), h_mm_to_img)[0]
-    if not np.isfinite(pts).all():
+    values = _sample(gradient, h_mm_to_img, _BAND.reshape(-1, 2))
+    if values is None:
         return 0.0
-    h, w = gradient.shape
-    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
-    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
-    if inside.mean() < 0.98:
-        return 0.0
-    values = gradient[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)].reshape(k, -1).max(axis=0)
+    values = values.reshape(k, -1).max(axis=0)
     sides = values[:_BAND_ON].reshape(-1, _BAND_PER_SIDE).mean(axis=1)
     inner = float(np.median(values[_BAND_ON:]))
     return float(np.percentile(sides, 25)) / (inner + 8.0)
@@ -397,15 +405,9 @@ def structure_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
     the board turned a quarter, several for the board. A board reaching out
     of the photo scores 0.
     """
-    pts = cv2.perspectiveTransform(np.vstack([_ON, _OFF])[None], h_mm_to_img)[0]
-    if not np.isfinite(pts).all():
+    values = _sample(gradient, h_mm_to_img, np.vstack([_ON, _OFF]))
+    if values is None:
         return 0.0
-    h, w = gradient.shape
-    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
-    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
-    if inside.mean() < 0.98:
-        return 0.0
-    values = gradient[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
     sides = values[:len(_ON)].reshape(-1, _PER_SIDE).mean(axis=1)
     inner = float(np.median(values[len(_ON):]))
     return float(np.percentile(sides, 25)) / (inner + 8.0)
