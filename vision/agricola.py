@@ -79,7 +79,7 @@ from scoring.agricola import ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, 
 from vision import UserError
 from vision.geometry import AGRICOLA, AgricolaBoard
 from vision.locate import fit_quad, refine_corners
-from vision.rectify import corners_homography, warp
+from vision.rectify import warp
 
 
 # ---------------------------------------------------------------------------
@@ -347,7 +347,6 @@ def _band_samples(g: AgricolaBoard = AGRICOLA, offsets_mm=(-1.5, -0.75, 0.0, 0.7
     on, per_side, off = _space_samples(g)
     sides = on.reshape(-1, per_side, 2)
     normal = np.zeros_like(sides)
-    n_sides = len(sides) // (g.rows * g.cols)
     # the sides of each space in order: top, bottom (across: y), left, right (across: x)
     kinds = np.tile(np.arange(4), g.rows * g.cols)
     normal[kinds < 2, :, 1] = 1.0

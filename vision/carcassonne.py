@@ -41,7 +41,7 @@ Every parameter is in one of the frozen dataclasses of its stage (``Decode``,
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
@@ -2233,7 +2233,7 @@ def _grid_orientations(block: set) -> list[tuple[int, dict]]:
     ``turn`` being how far (clockwise) the photo shows the tiles turned."""
     xs = sorted({x for x, _ in block})
     ys = sorted({y for _, y in block})
-    x0, y0, w, h = xs[0], ys[0], len(xs), len(ys)
+    x0, y0 = xs[0], ys[0]
     out = []
     for turn in rules.ROTATIONS:
         places = {}

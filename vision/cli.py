@@ -384,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
                    help="the game of the photos (default: avenue)")
     p.add_argument("--lan", action="store_true", help="listen on the local network (phones), not only 127.0.0.1")
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--port", type=port_number, default=0, help="port (default: a free one)")
     p.add_argument("--max-mb", type=int, default=25, metavar="N", help="largest photo taken, in MiB (default 25)")
     p.add_argument("--max-megapixels", type=int, default=60, metavar="N",
                    help="most pixels a photo may have, in millions (default 60)")

@@ -38,7 +38,7 @@ from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
 from scoring.common import check_text, one_line
-from vision.limits import load_json, read_side
+from vision.limits import load_json
 from vision.assemble import assemble_avenue
 from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, prepare_cells, prepare_column
 from vision.classify import Prediction, classifier
@@ -216,7 +216,7 @@ def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: s
         if "side" not in options and "side" in inspect.signature(READERS[game]).parameters:
             # the off-board values beside the photo (PHOTO.side.json), as batch mode passes them:
             # read, batch, review and bench then build a reading the same way
-            from vision.batch import read_side
+            from vision.limits import read_side
             side = read_side(Path(photo))
             if side is not None:
                 options["side"] = side

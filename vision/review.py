@@ -1390,7 +1390,7 @@ def parse_body(raw: bytes, params: ReviewParams = PARAMS) -> dict:
     vision.review.BadBody: the body is nested deeper than 24 levels
     """
     # nesting is counted before parsing: a deep body must not reach the parser's recursion
-    depth = deepest = 0
+    depth = 0
     in_string = escaped = False
     for byte in raw:
         if in_string:
@@ -1735,8 +1735,6 @@ def cmd_review(args) -> int:
 
     if args.db and args.photos:
         raise UserError(None, "give photos or --db, not both")
-    if not 0 <= args.port <= 65535:
-        raise UserError("--port", f"{args.port} is not a port number (0-65535)")
     if args.db:
         from vision.store import Store
 

@@ -295,8 +295,6 @@ def cmd_serve(args) -> int:
 
     from vision.store import Store
 
-    if not 0 <= args.port <= 65535:
-        raise UserError("--port", f"{args.port} is not a port number (0-65535)")
     store = Store(args.db)
     folder = Path(args.db).with_name(Path(args.db).stem + "-uploads")
     params = replace(SERVE, max_bytes=args.max_mb * 1024 * 1024, max_pixels=args.max_megapixels * 1_000_000)

@@ -633,7 +633,6 @@ def _paste_plane(photo: np.ndarray, image: np.ndarray, Hm: np.ndarray, ppm: floa
 def _slab(photo, cam: Camera, outline: np.ndarray, light, colour=(70, 95, 115)) -> None:
     """The board's cardboard edge (2 mm) and its shadow on the table."""
     k = BOARD_MM / max(light[2], 0.2)
-    top = np.c_[outline, np.full(4, BOARD_MM)]
     shadow_pts = np.c_[outline - light[None, :2] * k * 2.5, np.zeros(4)]
     H, W = photo.shape[:2]
     q = 4

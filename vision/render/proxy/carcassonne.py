@@ -665,7 +665,6 @@ def photograph(state, rng: np.random.Generator, megapixels=12.0, split: str = "t
                      tuple(float(x) for x in side_colour * shade * 0.6), 1, cv2.LINE_AA, shift=2)
     # the tiles' tops: a flat layer at the tiles' height, warped by its plane's homography
     top_plane = shot.plane(thick)
-    scale = np.linalg.norm(shot.project(np.array([[0, 0, thick], [1, 0, thick]])) @ [-1, 1]) if False else None
     ctr = extent.mean(0)
     probe = shot.project(np.array([[*ctr, thick], [ctr[0] + 1, ctr[1], thick], [ctr[0], ctr[1] + 1, thick]]))
     px_mm = max(np.linalg.norm(probe[1] - probe[0]), np.linalg.norm(probe[2] - probe[0]))
