@@ -128,7 +128,15 @@ def cut(image: np.ndarray, px_per_mm: float, boxes_mm, size: int, ink_pool: int 
     >>> int(cut(sheet, 1.0, [(0, 0, 100, 100)], 25)[0].min()), int(cut(sheet, 1.0, [(0, 0, 100, 100)], 25, 2)[0].min())
     (230, 205)
     """
-    gray = even_light(to_gray(image), px_per_mm, light_mm)
+    gray = to_gray(image)
+    if light_mm > 0:        # evened over the windows' span only, with room for the closing around it
+        pad = int(round(light_mm * px_per_mm)) + 4
+        xs = [v for box in boxes_mm for v in (box[0], box[2])]
+        ys = [v for box in boxes_mm for v in (box[1], box[3])]
+        x0, x1 = max(0, int(min(xs) * px_per_mm) - pad), min(gray.shape[1], int(max(xs) * px_per_mm) + pad)
+        y0, y1 = max(0, int(min(ys) * px_per_mm) - pad), min(gray.shape[0], int(max(ys) * px_per_mm) + pad)
+        gray = gray.copy()
+        gray[y0:y1, x0:x1] = even_light(gray[y0:y1, x0:x1], px_per_mm, light_mm)
     h, w = gray.shape
     out = np.empty((len(boxes_mm), size, size), np.uint8)
     big = size * ink_pool
@@ -242,16 +250,19 @@ def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
     """
     lo, hi = params.faint_ink
     b = params.faint_border_px
+    n = len(pieces)
+    if n == 0:
+        return pieces.copy()
+    paper = np.percentile(pieces.reshape(n, -1), 90, axis=1).astype(np.float32)[:, None, None] + 1.0
+    inner = pieces[:, b:-b, b:-b].astype(np.float32)
+    ink = np.percentile((1.0 - inner / paper).reshape(n, -1), 99.5, axis=1)
+    faint = (ink > lo) & (ink < hi)
     out = pieces.copy()
-    for i, piece in enumerate(pieces):
-        paper = float(np.percentile(piece, 90)) + 1.0
-        inner = piece[b:-b, b:-b].astype(np.float32)
-        dark = 1.0 - inner / paper
-        ink = float(np.percentile(dark, 99.5))
-        if lo < ink < hi:
-            k = hi / ink
-            boosted = paper - np.maximum(paper - inner, 0) * k
-            out[i, b:-b, b:-b] = np.clip(np.minimum(boosted, inner), 0, 255).astype(np.uint8)
+    if faint.any():
+        k = (hi / ink[faint]).astype(np.float32)[:, None, None]
+        p, x = paper[faint], inner[faint]
+        boosted = np.minimum(p - np.maximum(p - x, 0) * k, x)
+        out[faint, b:-b, b:-b] = np.clip(boosted, 0, 255).astype(np.uint8)
     return out
 
 
