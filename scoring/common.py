@@ -209,7 +209,7 @@ def parse_json(text: str | bytes, limits: InputLimits = LIMITS) -> Any:
     if len(text) > limits.max_bytes:
         raise StateError("", f"too large for a state ({len(text) // 1024} KiB, at most "
                              f"{limits.max_bytes // 1024} KiB)")
-    _check_nesting(text, limits.max_depth)
+    check_nesting(text, limits.max_depth)
 
     def number(kind):
         def parse(token: str):
@@ -228,7 +228,7 @@ def parse_json(text: str | bytes, limits: InputLimits = LIMITS) -> Any:
         raise StateError("", str(e)) from None
     except json.JSONDecodeError as e:
         raise StateError("", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except RecursionError:                       # a safety net: _check_nesting comes first
+    except RecursionError:                       # a safety net: check_nesting comes first
         raise StateError("", f"nested more than {limits.max_depth} deep") from None
     check_values(data, limits)
     return data
@@ -251,7 +251,7 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-def _check_nesting(text: str, max_depth: int) -> None:
+def check_nesting(text: str, max_depth: int) -> None:
     """Refuse JSON nested deeper than ``max_depth`` before the parser recurses into it.
 
     Strings are taken out, then each round removes the innermost ``[]`` pairs:

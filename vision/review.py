@@ -60,7 +60,7 @@ import numpy as np
 
 import scoring
 from scoring import StateError
-from scoring.common import load_schema
+from scoring.common import check_nesting, load_schema
 from scoring.elements import elements, get_element, set_element
 from vision import UserError
 
@@ -1389,28 +1389,20 @@ def parse_body(raw: bytes, params: ReviewParams = PARAMS) -> dict:
     ...
     vision.review.BadBody: the body is nested deeper than 24 levels
     """
-    # nesting is counted before parsing: a deep body must not reach the parser's recursion
-    depth = 0
-    in_string = escaped = False
-    for byte in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            if depth > params.max_json_depth + 1:
-                raise BadBody(f"the body is nested deeper than {params.max_json_depth} levels")
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
+    raw = raw or b"{}"
     try:
-        body = json.loads(raw or b"{}", parse_constant=_no_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        text = raw.decode(json.detect_encoding(raw))      # as json.loads decodes bytes
+    except UnicodeDecodeError:
+        raise BadBody("the body is not valid JSON") from None
+    # nesting is checked before parsing (scoring.common.check_nesting, as for every state file):
+    # a deep body must not reach the parser's recursion; the body object itself is one level
+    try:
+        check_nesting(text, params.max_json_depth + 1)
+    except StateError:
+        raise BadBody(f"the body is nested deeper than {params.max_json_depth} levels") from None
+    try:
+        body = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError:
         raise BadBody("the body is not valid JSON") from None
     except ValueError as e:                   # an integer too long to convert, NaN, Infinity
         raise BadBody(f"the body holds a number it may not ({str(e).splitlines()[0][:80]})") from None
