@@ -96,6 +96,9 @@ from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     FARM_POINTS_PER_HELD_CITY, FARM_MODIFIERS, FARM_CITY_FACTOR, FARM_POINTS_PER_BUILDING,
     TOKEN_MAJORITY_POINTS, TOKEN_POINTS_PER_COMPLETED, TOKEN_POINTS_EACH, TOKEN_TIERS,
     FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY, AREA_MAJORITY_POINTS,
+    ONE_TILE_CITY_POINTS, ONE_TILE_CITY_WITH, FIGURE_POINTS_BESIDE_MAJORITY, POINTS_PER_FOLLOWER_NEAR,
+    POINTS_PER_FIGURE, POINTS_PER_MARKED_TILE_NEAR, BLOCK_POINTS, POINTS_ON_TILE, BETS, TOKEN_RANK_POINTS,
+    TOKEN_POINTS_PER_FIGURE,
 )
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible, render_lines
 
@@ -171,9 +174,13 @@ def neighbour(square: Square, edge: str) -> Square:
 #: The kinds of edge. A road or a river edge has a field on each of its two
 #: halves; a city edge has none (fields end at the city wall). An abbey edge
 #: fits against any edge and ends every road, city and field that reaches it.
-EDGE_KINDS = ("field", "road", "city", "river", "abbey")
-FIELDLESS_EDGES = ("city", "abbey")
+EDGE_KINDS = ("field", "road", "city", "river", "abbey", "gate")
+FIELDLESS_EDGES = ("city", "abbey", "gate")
 WILD_EDGES = ("abbey",)
+#: A city gate (The City Gates) is a city edge that a figure turns into a
+#: gate: it ends the city of its own tile and every road or field that faces
+#: it, and fits any edge but a city's (another gate too, without joining).
+GATE_EDGES = ("gate",)
 
 #: Inside parts scored by the 8 squares around them (the Cult's shrine scores
 #: as a cloister, and so does a German or Dutch & Belgian monastery with a
@@ -298,7 +305,8 @@ class Figure:
     roads that end at its lake). The fields stay as printed. A figure that
     ``pairs`` joins the feature it stands on to the one its twin of the same
     colour stands on, wherever that is (a tunnel token pair; the tokens are
-    neutral, their colour only pairs them).
+    neutral, their colour only pairs them). A figure that ``makes`` an edge
+    kind turns the edge it names (``city:N``) into that kind (a city gate).
 
     >>> f = load_figures()["follower"]
     >>> f.per_player, f.strength, f.stands_on
@@ -314,6 +322,7 @@ class Figure:
     joins: str = ""
     joins_over: str = ""
     pairs: bool = False
+    makes: str = ""
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -384,7 +393,7 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
     return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
                   bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
                   spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""),
-                  bool(spec.get("pairs", False)))
+                  bool(spec.get("pairs", False)), spec.get("makes", ""))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -590,13 +599,16 @@ class Meeple:
     ``field:N.l``, ``cloister``, ``garden`` (or ``field`` for a field enclosed
     in its tile), as the tile lies on the board, or ``tile`` for a figure on
     the tile itself (a little building). A neutral figure's colour is
-    ``neutral``."""
+    ``neutral``. ``value`` is a number printed on the figure or its token,
+    0 when it has none: the big top's animal token, the number on a
+    bathhouse, a signpost's correct types."""
 
     colour: str
     kind: str
     x: int
     y: int
     feature: str
+    value: int = 0
 
     @property
     def square(self) -> Square:
@@ -683,7 +695,7 @@ def from_dict(data: dict) -> Layout:
         kind = m.get("kind", "follower")
         if kind not in figures:
             raise StateError(f"meeples[{i}].kind", f"unknown figure {kind!r} (known: {', '.join(figures)})")
-        meeples.append(Meeple(m["colour"], kind, m["x"], m["y"], m["feature"]))
+        meeples.append(Meeple(m["colour"], kind, m["x"], m["y"], m["feature"], m.get("value", 0)))
     known = dict(_box(expansions).tokens)
     tokens = []
     for colour, held in data.get("tokens", {}).items():
@@ -712,7 +724,7 @@ def to_dict(layout: Layout) -> dict:
         "rules": layout.rules.to_dict(),
         "tiles": [{"x": p.x, "y": p.y, "tile": p.tile, "rotation": p.rotation} for p in layout.tiles],
         "meeples": [{"colour": m.colour, "kind": m.kind, "x": m.x, "y": m.y, "feature": m.feature}
-                    for m in layout.meeples],
+                    | ({"value": m.value} if m.value else {}) for m in layout.meeples],
         "track": dict(layout.track),
     }
     if layout.tokens:
@@ -729,12 +741,12 @@ def to_dict(layout: Layout) -> dict:
 # edition, the 2-tile-city, farm and little-buildings settings, the variants and the
 # expansions joined by "+"), the tiles (TILE@X,Y with :ROTATION unless 0),
 # the meeples (COLOUR@X,Y:FEATURE, COLOUR/KIND@... for figures other than
-# followers) and the track (COLOUR=POINTS) followed by the tokens each player
+# followers, COLOUR/KIND#VALUE@... for a figure with a printed number) and the track (COLOUR=POINTS) followed by the tokens each player
 # holds (COLOUR/TOKEN=NUMBER, as in red/wine=3). Trailing sections may be
 # left out.
 
 _TILE = re.compile(r"(?P<tile>[A-Za-z0-9][A-Za-z0-9_-]*)@(?P<x>-?\d+),(?P<y>-?\d+)(?::(?P<rotation>\d+))?")
-_MEEPLE = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)(?:/(?P<kind>[a-z][a-z0-9-]*))?"
+_MEEPLE = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)(?:/(?P<kind>[a-z][a-z0-9-]*))?(?:#(?P<value>-?\d+))?"
                      r"@(?P<x>-?\d+),(?P<y>-?\d+):(?P<feature>\S+)")
 _TRACK = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)(?:/(?P<token>[a-z][a-z0-9-]*))?=(?P<points>-?\d+)")
 
@@ -751,8 +763,8 @@ def to_text(layout: Layout) -> str:
     sections = [
         f"{GAME} {r.edition} {r.two_tile_city} {r.farms}{buildings} {'+'.join(layout.expansions)}",
         " ".join(f"{p.tile}@{p.x},{p.y}" + (f":{p.rotation}" if p.rotation else "") for p in layout.tiles),
-        " ".join(f"{m.colour}{'' if m.kind == 'follower' else '/' + m.kind}@{m.x},{m.y}:{m.feature}"
-                 for m in layout.meeples),
+        " ".join(f"{m.colour}{'' if m.kind == 'follower' else '/' + m.kind}{f'#{m.value}' if m.value else ''}"
+                 f"@{m.x},{m.y}:{m.feature}" for m in layout.meeples),
         " ".join([f"{c}={p}" for c, p in layout.track]
                  + [f"{c}/{name}={n}" for c, held in layout.tokens for name, n in held]),
     ]
@@ -793,8 +805,8 @@ def from_text(text: str) -> Layout:
             data["expansions"] = word.split("+")
     data["tiles"] = [_match(_TILE, w, f"tiles[{i}]", "TILE@X,Y or TILE@X,Y:ROTATION", int_fields=("x", "y", "rotation"))
                      for i, w in enumerate(tiles)]
-    data["meeples"] = [_match(_MEEPLE, w, f"meeples[{i}]", "COLOUR@X,Y:FEATURE or COLOUR/KIND@X,Y:FEATURE",
-                              int_fields=("x", "y")) for i, w in enumerate(meeples)]
+    data["meeples"] = [_match(_MEEPLE, w, f"meeples[{i}]", "COLOUR@X,Y:FEATURE or COLOUR/KIND#VALUE@X,Y:FEATURE",
+                              int_fields=("x", "y", "value")) for i, w in enumerate(meeples)]
     for m in data["meeples"]:
         m.setdefault("kind", "follower")
     data["track"], tokens = {}, {}
@@ -884,6 +896,15 @@ def _squares(layout: Layout) -> dict:
         if figure is not None and figure.joins and m.square in squares and edges:
             i, tile, rotation = squares[m.square]
             squares[m.square] = (i, _joined(tile, rotation, figure.joins, edges), rotation)
+    for m in layout.meeples:  # city gates turn a city edge into a gate
+        figure = layout.figures.get(m.kind)
+        edge = m.feature.partition(":")[2]
+        if figure is not None and figure.makes and m.square in squares and edge in EDGES:
+            i, tile, rotation = squares[m.square]
+            printed = EDGES.index(rotate_edge(edge, (360 - rotation) % 360))
+            if tile.printed_edges[printed] == m.feature.partition(":")[0]:
+                kinds = tuple(figure.makes if k == printed else e for k, e in enumerate(tile.printed_edges))
+                squares[m.square] = (i, replace(tile, printed_edges=kinds), rotation)
     return squares
 
 
@@ -934,15 +955,17 @@ class _Board:
         return tile.edges(rotation)[EDGES.index(edge)]
 
     def walled(self, square: Square, where: str) -> bool:
-        """Whether ``where`` (an edge or half-edge) faces an edge that ends every
-        feature reaching it (an abbey's)."""
-        other = neighbour(square, where.split(".")[0])
-        return other in self.squares and self.edge(other, opposite(where.split(".")[0])) in WILD_EDGES
+        """Whether ``where`` (an edge or half-edge) is a gate or faces an edge that
+        ends every feature reaching it (an abbey's, a gate)."""
+        edge = where.split(".")[0]
+        other = neighbour(square, edge)
+        return self.edge(square, edge) in GATE_EDGES or (
+            other in self.squares and self.edge(other, opposite(edge)) in WILD_EDGES + GATE_EDGES)
 
     def partner(self, square: Square, part: Part, where: str) -> tuple[int, int, int] | None:
         """The part of the same kind across ``where`` (an edge or half-edge)."""
         other = neighbour(square, where.split(".")[0])
-        if other not in self.squares:
+        if other not in self.squares or self.walled(square, where):
             return None
         facing = facing_half(where) if "." in where else opposite(where)
         for j, q in enumerate(self.parts(other)):
@@ -1192,6 +1215,9 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
                 out.append(Finding("figure-not-allowed", f"{name}: a {m.kind} joins two {figure.joins_over} "
                                                          f"edges of its tile, named as {figure.joins}:N+S",
                                    (f"meeple:{i}", _tile(m.square))))
+        if figure.makes and m.feature.partition(":")[2] not in EDGES:
+            out.append(Finding("figure-not-allowed", f"{name}: a {m.kind} names the {kind} edge it stands on, "
+                                                     f"as {kind}:N", (f"meeple:{i}", _tile(m.square))))
     return out
 
 
@@ -1236,6 +1262,9 @@ def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | No
     if (feature.kind == "city" and feature.complete and len(feature.tiles) == 2
             and rules.two_tile_city == "1-per-tile"):
         rates = TWO_TILE_CITY_POINTS
+    if (feature.kind == "city" and feature.complete and len(feature.tiles) == 1
+            and _holds(feature, ONE_TILE_CITY_WITH, layout)):
+        rates = ONE_TILE_CITY_POINTS
     points = sum(rate * _units(feature, unit, rules, layout) for unit, rate in rates.items())
     modifiers = COMPLETED_MODIFIERS if feature.complete else INCOMPLETE_MODIFIERS
     for holds, change in modifiers.get(feature.kind, ()):
@@ -1254,7 +1283,9 @@ def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | No
 
 
 def _holds(feature: Feature, what: str, layout: Layout | None) -> bool:
-    """Whether the feature holds a count or a figure named ``what``."""
+    """Whether the feature holds a count or a figure named ``what`` (each of ``a+b``)."""
+    if "+" in what:
+        return all(_holds(feature, one, layout) for one in what.split("+"))
     return feature.count(what) > 0 or (layout is not None and
                                        any(layout.meeples[i].kind == what for i in feature.meeples))
 
@@ -1282,6 +1313,11 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
     if unit == "line-buildings":
         return 0 if layout is None else _buildings(layout, _in_line(layout, feature.tiles[0]) + feature.tiles,
                                                    rules)
+    if unit.partition(":")[0] in ("figures", "values", "valued"):
+        kind = unit.partition(":")[2]
+        on = [layout.meeples[i] for i in feature.meeples if layout.meeples[i].kind == kind] if layout else []
+        return (len(on) if unit.startswith("figures:") else sum(m.value for m in on)
+                if unit.startswith("values:") else sum(1 for m in on if m.value))
     if unit.startswith("around:"):
         return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
                                                           for dx, dy in AROUND} - set(feature.tiles), unit[7:])
@@ -1379,8 +1415,29 @@ class Award:
             what = f"{self.count} {self.kind}, the most"
         elif self.section == "tokens" and self.kind in TOKEN_POINTS_PER_COMPLETED:
             what = f"{self.count} completed {_plural(TOKEN_POINTS_PER_COMPLETED[self.kind][0], self.count)}"
+        elif self.section == "tokens" and self.kind in TOKEN_RANK_POINTS:
+            rank = "the most" if self.points == TOKEN_RANK_POINTS[self.kind][0] else "the second most"
+            what = f"{self.count} {self.kind.replace('-', ' ')}s, {rank}"
+        elif self.section == "tokens" and self.kind in TOKEN_POINTS_PER_FIGURE:
+            whose, kind, _ = TOKEN_POINTS_PER_FIGURE[self.kind]
+            what = f"{self.count} {'farmer' if kind == 'field' else 'knight'}{'' if self.count == 1 else 's'}" + (
+                " of the other players" if whose == "others" else "")
         elif self.section == "tokens":
             what = f"{self.count} held"
+        elif self.section == "figures" and self.kind in POINTS_PER_FOLLOWER_NEAR:
+            what = f"{self.count} {_plural('follower', self.count)} near the {self.kind} at {x},{y}"
+        elif self.section == "figures" and self.kind in POINTS_PER_MARKED_TILE_NEAR:
+            what = f"{self.count} circus or acrobat {_plural('tile', self.count)} at or around {x},{y}"
+        elif self.section == "figures" and self.kind in BLOCK_POINTS:
+            what = f"a full block of {self.count} squares around {x},{y}"
+        elif self.section == "figures" and self.kind in POINTS_PER_FIGURE:
+            what = f"{self.count} in the pyramid at {x},{y}"
+        elif self.section == "figures" and self.kind in POINTS_ON_TILE:
+            what = f"tent at {x},{y}"
+        elif self.section == "figures" and self.kind in BETS:
+            what = f"completed feature of {self.count} {_plural('tile', self.count)}, from {x},{y}"
+        elif self.section == "figures" and self.kind in FIGURE_POINTS_BESIDE_MAJORITY:
+            what = f"{self.count} {_plural(self.kind, self.count)} beside your followers, feature at {x},{y}"
         elif self.section == "figures" and self.kind in AREA_MAJORITY_POINTS:
             what = f"the most of {self.count} figures on the {self.kind} at {x},{y} and around"
         elif self.section == "figures":
@@ -1492,6 +1549,7 @@ def score(layout: Layout) -> ScoreSheet:
                                 f.pennants, players, feature_points(f, layout.rules, layout), f.meeples))
     awards += _farm_awards(layout, feats)
     awards += _figure_awards(layout, feats, awards)
+    awards += _standing_awards(layout, feats)
     awards += _token_awards(layout, feats)
     return ScoreSheet(layout.rules, layout.players, layout.track, tuple(awards), tuple(validate(layout)))
 
@@ -1533,6 +1591,94 @@ def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> 
                 players = majority(layout, near)
                 if players:
                     out.append(Award("figures", what, i, f.tiles, len(near), 0, players, points, near))
+    for a in awards:  # ghosts beside the followers of a player with the majority
+        section = a.section if a.section != "farm" or a.kind == "field" else None
+        if section is None:
+            continue
+        penalties: dict = defaultdict(list)
+        for m in feats[a.feature].meeples:
+            ghost = layout.meeples[m]
+            if ghost.kind not in FIGURE_POINTS_BESIDE_MAJORITY:
+                continue
+            owners = {layout.meeples[j].colour for j in feats[a.feature].meeples
+                      if layout.meeples[j].square == ghost.square and board.locate(layout.meeples[j]) == board.locate(ghost)
+                      and layout.figures[layout.meeples[j].kind].follower}
+            for colour in owners & set(a.players):
+                penalties[(ghost.kind, colour)].append(m)
+        for (kind, colour), ghosts in penalties.items():
+            rate = FIGURE_POINTS_BESIDE_MAJORITY[kind][section]
+            out.append(Award("figures", kind, a.feature, a.tiles, len(ghosts), 0, (colour,), rate * len(ghosts),
+                             tuple(ghosts)))
+    return out
+
+
+def _standing_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
+    """The figures scored by what stands near them rather than by a feature's
+    majority: the big top and the Vodyanoy (per follower near), acrobats, the
+    ringmaster (per circus or acrobat tile near), the obelisk (a full block),
+    the fortune teller, and betting chips (a completed road or city's size).
+    """
+    out = []
+    board = _Board.of(layout)
+    figures = layout.figures
+
+    def around(square: Square) -> set:
+        return {(square[0] + dx, square[1] + dy) for dx, dy in AROUND} | {square}
+
+    def follower_at(j: int) -> bool:
+        m = layout.meeples[j]
+        node = board.locate(m) if m.feature != "tile" else None
+        named = node is not None and board.parts(node[:2])[node[2]].named
+        return figures[m.kind].follower and not figures[m.kind].neutral and not named
+
+    marks = {(m.square, m.kind) for m in layout.meeples}
+    for i, m in enumerate(layout.meeples):
+        if m.kind in POINTS_PER_FOLLOWER_NEAR and m.square in board.squares:
+            where, rate = POINTS_PER_FOLLOWER_NEAR[m.kind]
+            squares = around(m.square) if where == "around" else {m.square}
+            rate = m.value if rate == "value" else rate
+            near = defaultdict(list)
+            for j, other in enumerate(layout.meeples):
+                if other.square in squares and follower_at(j):
+                    near[other.colour].append(j)
+            for colour, js in near.items():
+                out.append(Award("figures", m.kind, -1, (m.square,), len(js), 0, (colour,), rate * len(js),
+                                 (i,) + tuple(js)))
+        elif m.kind in POINTS_PER_MARKED_TILE_NEAR and board.locate(m) is not None:
+            each, kinds = POINTS_PER_MARKED_TILE_NEAR[m.kind]
+            marked = sorted((s for s in around(m.square) if s in board.squares
+                             and any((s, k) in marks for k in kinds)), key=lambda s: (s[1], s[0]))
+            out.append(Award("figures", m.kind, -1, (m.square,) + tuple(marked), len(marked), 0, (m.colour,),
+                             each * len(marked), (i,)))
+        elif m.kind in BLOCK_POINTS:
+            side, points, times = BLOCK_POINTS[m.kind]
+            low = -(side // 2 - 1)
+            block = {(m.x + dx, m.y + dy) for dx in range(low, low + side) for dy in range(low, low + side)}
+            middle = {(m.x + dx, m.y + dy) for dx in (0, 1) for dy in (0, 1)}
+            if block <= board.squares.keys():
+                total = points + _buildings(layout, block, layout.rules)
+                for mark, factor in times.items():
+                    total *= factor if any((s, mark) in marks for s in middle) else 1
+                out.append(Award("figures", m.kind, -1, (m.square,), len(block), 0, (m.colour,), total, (i,)))
+        elif m.kind in POINTS_ON_TILE and m.square in board.squares:
+            cross = {m.square} | {neighbour(m.square, e) for e in EDGES}
+            out.append(Award("figures", m.kind, -1, (m.square,), 1, 0, (m.colour,),
+                             POINTS_ON_TILE[m.kind] + _buildings(layout, cross, layout.rules), (i,)))
+    for i, f in enumerate(feats):
+        for m in f.meeples:
+            chip = layout.meeples[m]
+            if chip.kind in BETS and f.complete and f.kind in ("road", "city"):
+                n = len(f.tiles)
+                won = [p for least, most, p in BETS[chip.kind] if n >= least and (most is None or n <= most)]
+                if won:
+                    out.append(Award("figures", chip.kind, i, f.tiles, n, 0, (chip.colour,), won[0], (m,)))
+    acrobats = defaultdict(list)
+    for i, m in enumerate(layout.meeples):
+        if m.kind in POINTS_PER_FIGURE and m.square in board.squares:
+            acrobats[(m.kind, m.square, m.colour)].append(i)
+    for (kind, square, colour), idx in acrobats.items():
+        out.append(Award("figures", kind, -1, (square,), len(idx), 0, (colour,), POINTS_PER_FIGURE[kind] * len(idx),
+                         tuple(idx)))
     return out
 
 
@@ -1638,6 +1784,21 @@ def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             n = layout.held(colour, token)
             if n:
                 awards.append(Award("tokens", token, -1, (), n, 0, (colour,), each * n))
+    for token, ranks in TOKEN_RANK_POINTS.items():
+        counts = sorted({layout.held(c, token) for c in holders} - {0}, reverse=True)
+        for n, points in zip(counts, ranks):
+            players = tuple(c for c in holders if layout.held(c, token) == n)
+            awards.append(Award("tokens", token, -1, (), n, 0, players, points))
+    for token, (whose, kind, rates) in TOKEN_POINTS_PER_FIGURE.items():
+        each = max(p for least, p in rates if len(layout.players) >= least) if rates else 0
+        for colour in holders:
+            if layout.held(colour, token) <= 0:
+                continue
+            counted = tuple(j for f in feats if f.kind == kind for j in f.meeples
+                            if layout.figures[layout.meeples[j].kind].follower
+                            and not layout.figures[layout.meeples[j].kind].neutral
+                            and (layout.meeples[j].colour == colour) == (whose == "own"))
+            awards.append(Award("tokens", token, -1, (), len(counted), 0, (colour,), each * len(counted), counted))
     for token, tiers in TOKEN_TIERS.items():
         for colour in holders:
             n = layout.held(colour, token)
@@ -1662,7 +1823,9 @@ def fits(layout: Layout, placement: Placement) -> bool:
 
 
 def _edges_fit(a: str, b: str) -> bool:
-    """Whether two touching edge kinds match (an abbey's edge fits any)."""
+    """Whether two touching edge kinds match (an abbey's edge fits any, a gate any but a city's)."""
+    if a in GATE_EDGES or b in GATE_EDGES:
+        return "city" not in (a, b)
     return a == b or a in WILD_EDGES or b in WILD_EDGES
 
 

@@ -18,8 +18,12 @@ and its tiles and figures in ``scoring/data``, never a branch in the code.
 # the feature once, "followers" the figures with strength on it, "lines"
 # the tiles in a direct row or column from it (up to the first empty square),
 # "line-buildings" the little buildings on it and on those tiles,
-# "around:KIND" the tiles around it that show a KIND (a vineyard); any other
-# unit is a count printed on the tiles, summed over the feature (pennants).
+# "around:KIND" the tiles around it that show a KIND (a vineyard),
+# "figures:KIND" the figures of that kind on it (a well), "values:KIND" the
+# numbers printed on them, summed (a bathhouse's number), "valued:KIND"
+# those of them whose number is not 0 (a signpost in a correct direction);
+# any other unit is a count printed on the tiles, summed over the feature
+# (pennants).
 
 #: After the game, a feature that is not complete
 #: (carcassonne-scoring-after-the-game.txt, "Scoring features after the game").
@@ -49,6 +53,14 @@ COMPLETED_POINTS = {
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
 TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
 
+#: The City Gates: "1-tile city: Player on the feature - 4 points / scored
+#: feature - This is a special case from The City Gates". A completed city
+#: of one tile closed by a gate scores 4 instead of its "2 points / tile";
+#: its pennants keep their own row, "2 points / pennant".
+ONE_TILE_CITY_POINTS = {"feature": 4, "pennants": 2}
+#: What a one-tile city must hold for that row: a city gate.
+ONE_TILE_CITY_WITH = "gate"
+
 #: The rows of the expansions that change those points, in the order the rule
 #: tables list them. A row applies when the feature holds what it names: a
 #: count printed on its tiles (an inn, a cathedral, a siege) or a figure
@@ -56,14 +68,16 @@ TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
 #: ("+", unit, n): n points more per unit; ("x", n): the points so far times
 #: n; or ("half",): half the points so far, rounded up. An inn, a cathedral
 #: or a siege counts once however many the feature holds ("do not stack").
-#: A row that holds a pair (what, variant) applies only with that variant.
+#: A row that holds a pair (what, variant) applies only with that variant;
+#: "a+b" applies when the feature holds both (a well on a road with an inn).
 INCOMPLETE_MODIFIERS = {
     "road": (
         ("inn", ("x", 0)),                  # Road with inn(s): (x0) points / tile
         ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / tile, also with inn(s)
         ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on road tiles: (+1) point / little building
-    ),
+        ("signpost", ("+", "valued:signpost", 1)),  # Road with signpost(s): (+1) point / signpost in correct
+    ),                                              # direction
     "city": (
         ("siege", ("+", "tiles", -1)),      # City with Cathars / Siege / Besiegers: (-1) point / tile,
         ("siege", ("+", "pennants", -1)),   # (-1) points / pennant
@@ -93,9 +107,15 @@ INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighbori
 COMPLETED_MODIFIERS = {
     "road": (
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
+        ("well", ("+", "figures:well", 1)),      # Road with well(s): (+1) point / well on road without inn,
+        ("inn+well", ("+", "figures:well", 1)),  # (+2) points / well on road with inn
         ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / actual tile
         ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on road tiles
+        ("bathhouse", ("+", "values:bathhouse", 1)),  # Road with bathhouse(s): (+number on bathhouse) points /
+                                                      # bathhouse
+        ("signpost", ("+", "values:signpost", 1)),  # Road with signpost(s): (#correct signpost types) points /
+                                                    # signpost in correct direction (a number between 0 and 3)
         (("labyrinth", "labyrinth-advanced"), ("+", "followers", 2)),  # Road with labyrinth(s): (+2) points /
     ),                                      # follower on road network. Only if using advanced rules
     "city": (
@@ -106,6 +126,8 @@ COMPLETED_MODIFIERS = {
         ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / actual tile
         ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+        ("bathhouse", ("+", "values:bathhouse", 1)),  # City with bathhouse(s): (+number on bathhouse) points /
+                                                      # bathhouse
         ("darmstadtium", ("+", "feature", 3)),  # City with Darmstadtium: (+3) points to majority
     ),
     "cloister": (
@@ -183,8 +205,9 @@ TOKEN_MAJORITY_POINTS = {"wine": 10, "grain": 10, "cloth": 10}
 TOKEN_POINTS_PER_COMPLETED = {"king": ("city", 1), "robber-baron": ("road", 1)}
 #: Tokens worth points each: "Robber remaining on scoring track: 3 points to
 #: its player" (the Robbers; a robber left on the track is held as a token),
-#: "The Gifts: 2 points / unopened gift".
-TOKEN_POINTS_EACH = {"robber": 3, "gift": 2}
+#: "The Gifts: 2 points / unopened gift", "Fruit tokens: 1 point / remaining
+#: fruit token" (Fruit-bearing trees).
+TOKEN_POINTS_EACH = {"robber": 3, "gift": 2, "fruit": 1}
 #: "Gold pieces: Scoring depends on number of gold pieces: 1-3 pieces 1 point /
 #: gold piece, 4-6 pieces 2 points / gold piece, 7-9 pieces 3 points / gold
 #: piece, 10+ pieces 4 points / gold piece": (from how many, points each).
@@ -201,3 +224,90 @@ FIGURE_POINTS_PER_SCORED_FEATURE = {"fairy": 3}
 #: Darmstadt Church: (+3) points to majority on feature tile and 8 tiles
 #: around it" (scored with the church, so only when it is complete).
 AREA_MAJORITY_POINTS = {"church": 3}
+
+
+#: Figures that score for their owner when the feature they stand by is
+#: scored at the end, as long as the player has the majority there, one
+#: row per ghost: "Ghosts: (-1) point / ghost added to player's followers
+#: on feature - Penalty only affects players with majority - Players may
+#: score negative points for the feature due to this penalty" (after the
+#: game), "(-2) points / ghost" for a feature completed (during the game).
+#: A ghost stands by a follower as the fairy does: it names that follower's
+#: tile and feature. (Mists over Carcassonne.)
+FIGURE_POINTS_BESIDE_MAJORITY = {"ghost": {"incomplete": -1, "completed": -2, "farm": -1}}
+
+#: Figures that score for every player per follower of theirs standing near
+#: them at the end: (the squares, points per follower). "around" is the
+#: figure's tile and the 8 around it, "tile" its tile alone; "value" is the
+#: number printed on the figure. "Circus: All players with followers on big
+#: top tile or the 8 tiles around it: Animal token points / follower"
+#: (Under the Big Top; the big top holds its animal token face down until
+#: then); "Vodyanoy: (-2) points / follower on the tile" (Russian promos).
+#: Followers in the City of Carcassonne "are not considered".
+POINTS_PER_FOLLOWER_NEAR = {"big-top": ("around", "value"), "vodyanoy": ("tile", -2)}
+
+#: Followers that stand on a tile, not on a feature of it, and score for
+#: their owner each: "Acrobats: All players with followers in the pyramid:
+#: 5 points / follower" (an acrobat is a follower in the pyramid on an
+#: acrobat tile).
+POINTS_PER_FIGURE = {"acrobat": 5}
+
+#: Figures that score per tile around them that shows one of some marks:
+#: "Ringmaster on uncompleted feature: 2 points / circus or acrobat tiles
+#: where the ringmaster is on or adjacent to. - The ringmaster bonus only
+#: applies to roads, cities, cloisters and fields (basic game features) -
+#: Ringmaster scoring takes place even if it didn't score any points for the
+#: feature" (also "Ringmaster on feature just completed"). A circus tile
+#: carries the big top or a circus mark, an acrobat tile an acrobats mark.
+POINTS_PER_MARKED_TILE_NEAR = {"ringmaster": (2, ("circus", "big-top", "acrobats"))}
+
+#: Figures scored by a block of squares they stand at the corner of: the
+#: block's side, the figure's square being the north-west of the middle
+#: four, the points when every square of it holds a tile, and the marks on
+#: the middle four that multiply them. "Obelisk: 16 points (the 4 square
+#: spaces with the Obelisk and the twelve spaces around it)", "Little
+#: building(s) on the 4 square spaces with the Obelisk and the twelve spaces
+#: around it", "Obelisk placed on tile with Hans Statue: x2 points". The
+#: rule texts give no row for an obelisk whose block is not full at the end,
+#: so it scores nothing then.
+BLOCK_POINTS = {"obelisk": (4, 16, {"hans-statue": 2})}
+
+#: Figures standing on a tile that score for their owner little buildings
+#: around it: "Fortune teller tent (fortune teller): 0 points", "Little
+#: building(s) on fortune teller tile and on horizontally and vertically
+#: adjacent tiles". "A fortune teller may receive the fairy scoring bonus."
+POINTS_ON_TILE = {"fortune-teller": 0}
+
+#: Betting chips, on the completed road or city their owner chose: (least
+#: tiles, most tiles or None for "or more", points). "Betting chip 2/6: 2
+#: points if feature has exactly 2 tiles, 6 points if feature has exactly 6
+#: tiles", "3/5", "3/6", "4/7+: 4 points if feature has exactly 4 tiles, 7
+#: points if feature has 7 or more tiles", "4: 8 points if feature has
+#: exactly 4 tiles", "5/8+". "Bets are settled before all remaining features
+#: are scored", so only a feature completed on the board pays.
+BETS = {
+    "bet-2-6": ((2, 2, 2), (6, 6, 6)),
+    "bet-3-5": ((3, 3, 3), (5, 5, 5)),
+    "bet-3-6": ((3, 3, 3), (6, 6, 6)),
+    "bet-4-7": ((4, 4, 4), (7, None, 7)),
+    "bet-4": ((4, 4, 8),),
+    "bet-5-8": ((5, 5, 5), (8, None, 8)),
+}
+
+#: Tokens ranked among the players: "Easter eggs: 10 points to the
+#: player(s) with the most Easter eggs, 5 points to the player(s) with the
+#: second most Easter eggs - Only remaining uneaten Easter eggs are
+#: considered". The second most is the next number held below the most.
+TOKEN_RANK_POINTS = {"easter-egg": (10, 5)}
+
+#: Tokens that score per figure on the board: (whose figures, the feature
+#: kind they stand on, points by number of players as (from, points)).
+#: "The Wonders of Humanity: Alhambra: 4 points / farmer of the wonder's
+#: owner"; "Circus Maximus: Points per knight from other players (not the
+#: wonder's owner) - 4 points / knight -> 2 players, 3 points / knight ->
+#: 3-4 players, 2 points / knight -> 5+ players". The wonder's owner holds
+#: its token; a farmer is a follower in a field, a knight one in a city.
+TOKEN_POINTS_PER_FIGURE = {
+    "alhambra": ("own", "field", ((1, 4),)),
+    "circus-maximus": ("others", "city", ((1, 4), (3, 3), (5, 2))),
+}
