@@ -1790,7 +1790,7 @@ def _token_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
             players = tuple(c for c in holders if layout.held(c, token) == n)
             awards.append(Award("tokens", token, -1, (), n, 0, players, points))
     for token, (whose, kind, rates) in TOKEN_POINTS_PER_FIGURE.items():
-        each = max(p for least, p in rates if len(layout.players) >= least) if rates else 0
+        each = ([p for least, p in rates if len(layout.players) >= least] or [0])[-1]
         for colour in holders:
             if layout.held(colour, token) <= 0:
                 continue
