@@ -187,7 +187,7 @@ GATE_EDGES = ("gate",)
 #: monk; Baba Yaga's hut is scored by the empty squares around it). Any
 #: other inside part (a field enclosed by cities, a tower
 #: foundation, a vineyard) is simply complete.
-SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut")
+SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut", "haunted-castle")
 
 
 @dataclass(frozen=True)
@@ -307,6 +307,8 @@ class Figure:
     colour stands on, wherever that is (a tunnel token pair; the tokens are
     neutral, their colour only pairs them). A figure that ``makes`` an edge
     kind turns the edge it names (``city:N``) into that kind (a city gate).
+    A figure that ``adds`` a part kind puts a part of that kind inside the
+    tile it stands on (a haunted castle, on a tile no list gives).
 
     >>> f = load_figures()["follower"]
     >>> f.per_player, f.strength, f.stands_on
@@ -323,6 +325,7 @@ class Figure:
     joins_over: str = ""
     pairs: bool = False
     makes: str = ""
+    adds: str = ""
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -393,7 +396,7 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
     return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
                   bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
                   spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""),
-                  bool(spec.get("pairs", False)), spec.get("makes", ""))
+                  bool(spec.get("pairs", False)), spec.get("makes", ""), spec.get("adds", ""))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -896,6 +899,11 @@ def _squares(layout: Layout) -> dict:
         if figure is not None and figure.joins and m.square in squares and edges:
             i, tile, rotation = squares[m.square]
             squares[m.square] = (i, _joined(tile, rotation, figure.joins, edges), rotation)
+    for m in layout.meeples:  # a mark that adds a part inside its tile (a haunted castle)
+        figure = layout.figures.get(m.kind)
+        if figure is not None and figure.adds and m.square in squares:
+            i, tile, rotation = squares[m.square]
+            squares[m.square] = (i, replace(tile, parts=tile.parts + (Part(figure.adds),)), rotation)
     for m in layout.meeples:  # city gates turn a city edge into a gate
         figure = layout.figures.get(m.kind)
         edge = m.feature.partition(":")[2]
@@ -1318,6 +1326,13 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         on = [layout.meeples[i] for i in feature.meeples if layout.meeples[i].kind == kind] if layout else []
         return (len(on) if unit.startswith("figures:") else sum(m.value for m in on)
                 if unit.startswith("values:") else sum(1 for m in on if m.value))
+    if unit.startswith("marked:"):
+        if layout is None:
+            return 0
+        squares = {(x + dx, y + dy) for x, y in feature.tiles for dx, dy in AROUND} | set(feature.tiles)
+        board = _Board.of(layout)
+        return len({m.square for m in layout.meeples if m.kind == unit[7:] and m.feature == "tile"
+                    and m.square in squares and m.square in board.squares})
     if unit.startswith("around:"):
         return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
                                                           for dx, dy in AROUND} - set(feature.tiles), unit[7:])

@@ -19,7 +19,8 @@ and its tiles and figures in ``scoring/data``, never a branch in the code.
 # the tiles in a direct row or column from it (up to the first empty square),
 # "line-buildings" the little buildings on it and on those tiles,
 # "around:KIND" the tiles around it that show a KIND (a vineyard),
-# "figures:KIND" the figures of that kind on it (a well), "values:KIND" the
+# "marked:KIND" the squares of the feature and around it with a mark of that
+# kind on the tile (mist), "figures:KIND" the figures of that kind on it (a well), "values:KIND" the
 # numbers printed on them, summed (a bathhouse's number), "valued:KIND"
 # those of them whose number is not 0 (a signpost in a correct direction);
 # any other unit is a count printed on the tiles, summed over the feature
@@ -36,7 +37,9 @@ INCOMPLETE_POINTS = {
     "monastery": {"tiles": 1, "neighbours": 1},  # feature tile + 1 point per tile around it (or German
                                                 # monastery (monk) or Dutch & Belgian monastery (monk))
     "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 1 point / empty square
-}                                               # spaces around it
+                                                # spaces around it
+    "haunted-castle": {"marked:mist": 1},       # Haunted castle (castle owner): 1 point / tile with mist
+}                                               # (the feature tile and the eight tiles around it)
 
 #: A completed feature that still carries meeples scores as during the game
 #: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
@@ -48,7 +51,9 @@ COMPLETED_POINTS = {
     "shrine": {"tiles": 1, "neighbours": 1},    # Cloister / Shrine: 9 points (the feature tile and the 8 around)
     "monastery": {"tiles": 1, "neighbours": 1},  # ... / German monastery / Dutch & Belgian monastery: 9 points
     "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 0 points for no empty square
-}                                               # spaces around it
+                                                # spaces around it
+    "haunted-castle": {"marked:mist": 2},       # Haunted castle: 2 points / tile with mist (the feature
+}                                               # tile and the eight tiles around it)
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
 TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
@@ -104,6 +109,8 @@ MONASTERY_ABBOT_ROWS = (
 )                                           # row or column considered in the scoring
 INCOMPLETE_MODIFIERS["monastery"] = INCOMPLETE_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
 INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
+#: "Little building(s) on haunted castle tile and on adjacent tiles"
+INCOMPLETE_MODIFIERS["haunted-castle"] = ((None, ("+", "buildings", 1)),)
 COMPLETED_MODIFIERS = {
     "road": (
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
@@ -139,6 +146,7 @@ COMPLETED_MODIFIERS = {
 COMPLETED_MODIFIERS["shrine"] = COMPLETED_MODIFIERS["cloister"]
 COMPLETED_MODIFIERS["monastery"] = COMPLETED_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
 COMPLETED_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)   # Neighboring Little building(s)
+COMPLETED_MODIFIERS["haunted-castle"] = ((None, ("+", "buildings", 1)),)
 
 #: A feature that holds one of these is not scored at the end: "Castle
 #: (castle occupier / knight / lord): If a castle is still occupied at the
