@@ -98,7 +98,7 @@ from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     FIGURE_POINTS_PER_SCORED_FEATURE, NOT_COMPLETED_CITY, AREA_MAJORITY_POINTS,
     ONE_TILE_CITY_POINTS, ONE_TILE_CITY_WITH, FIGURE_POINTS_BESIDE_MAJORITY, POINTS_PER_FOLLOWER_NEAR,
     POINTS_PER_FIGURE, POINTS_PER_MARKED_TILE_NEAR, BLOCK_POINTS, POINTS_ON_TILE, BETS, TOKEN_RANK_POINTS,
-    TOKEN_POINTS_PER_FIGURE,
+    TOKEN_POINTS_PER_FIGURE, TOLL_POINTS, QUARTER_POINTS,
 )
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible, render_lines
 
@@ -780,7 +780,9 @@ def from_text(text: str) -> Layout:
     """Read the compact text form; :class:`StateError` when malformed.
 
     >>> from_text("carcassonne 1; D@0,0; red@0,0:road:E; red=3").meeples
-    (Meeple(colour='red', kind='follower', x=0, y=0, feature='road:E'),)
+    (Meeple(colour='red', kind='follower', x=0, y=0, feature='road:E', value=0),)
+    >>> from_text("carcassonne 3 base+bathhouses; D@0,0; neutral/bathhouse#3@0,0:road:E").meeples[0].value
+    3
     >>> from_text("carcassonne 3 base+king-and-robber-baron; D@0,0; ; red=3 red/king=1").tokens
     (('red', (('king', 1),)),)
     """
@@ -1451,6 +1453,10 @@ class Award:
             what = f"tent at {x},{y}"
         elif self.section == "figures" and self.kind in BETS:
             what = f"completed feature of {self.count} {_plural('tile', self.count)}, from {x},{y}"
+        elif self.section == "figures" and self.kind in TOLL_POINTS:
+            what = f"{self.count} on the road from {x},{y}"
+        elif self.section == "figures" and self.kind in QUARTER_POINTS:
+            what = f"{self.count} counted from the {self.kind} quarter, feature at {x},{y}"
         elif self.section == "figures" and self.kind in FIGURE_POINTS_BESIDE_MAJORITY:
             what = f"{self.count} {_plural(self.kind, self.count)} beside your followers, feature at {x},{y}"
         elif self.section == "figures" and self.kind in AREA_MAJORITY_POINTS:
@@ -1565,6 +1571,7 @@ def score(layout: Layout) -> ScoreSheet:
     awards += _farm_awards(layout, feats)
     awards += _figure_awards(layout, feats, awards)
     awards += _standing_awards(layout, feats)
+    awards += _quarter_awards(layout, feats, awards)
     awards += _token_awards(layout, feats)
     return ScoreSheet(layout.rules, layout.players, layout.track, tuple(awards), tuple(validate(layout)))
 
@@ -1631,7 +1638,13 @@ def _standing_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
     """The figures scored by what stands near them rather than by a feature's
     majority: the big top and the Vodyanoy (per follower near), acrobats, the
     ringmaster (per circus or acrobat tile near), the obelisk (a full block),
-    the fortune teller, and betting chips (a completed road or city's size).
+    the fortune teller, betting chips (a completed road or city's size) and
+    tollhouses (what is on their road).
+
+    >>> top = from_text("carcassonne 3 base+under-the-big-top; U@0,0:90 U@1,0:90; "
+    ...                 "neutral/big-top#3@0,0:tile red@1,0:road:E red/acrobat@0,0:tile")
+    >>> [(a.kind, a.count, a.points) for a in _standing_awards(top, features(top))]
+    [('big-top', 2, 6), ('acrobat', 1, 5)]
     """
     out = []
     board = _Board.of(layout)
@@ -1687,6 +1700,17 @@ def _standing_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
                 won = [p for least, most, p in BETS[chip.kind] if n >= least and (most is None or n <= most)]
                 if won:
                     out.append(Award("figures", chip.kind, i, f.tiles, n, 0, (chip.colour,), won[0], (m,)))
+    for i, f in enumerate(feats):
+        for m in f.meeples:
+            toll = layout.meeples[m]
+            if toll.kind in TOLL_POINTS and f.kind == "road":
+                each, group, times = TOLL_POINTS[toll.kind]["completed" if f.complete else "incomplete"]
+                things = (sum(figures[layout.meeples[j].kind].follower and not figures[layout.meeples[j].kind].neutral
+                              for j in f.meeples)
+                          + _units(f, "figures:farmhouse", layout.rules, layout) + _showing(layout, f.tiles, "garden"))
+                groups = _units(f, "figures:travellers", layout.rules, layout)
+                points = (each * things + group * groups) * (toll.value if times else 1)
+                out.append(Award("figures", toll.kind, i, f.tiles, things + groups, 0, (toll.colour,), points, (m,)))
     acrobats = defaultdict(list)
     for i, m in enumerate(layout.meeples):
         if m.kind in POINTS_PER_FIGURE and m.square in board.squares:
@@ -1694,6 +1718,32 @@ def _standing_awards(layout: Layout, feats: tuple[Feature, ...]) -> list[Award]:
     for (kind, square, colour), idx in acrobats.items():
         out.append(Award("figures", kind, -1, (square,), len(idx), 0, (colour,), POINTS_PER_FIGURE[kind] * len(idx),
                          tuple(idx)))
+    return out
+
+
+def _quarter_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> list[Award]:
+    """The quarters of the City of Leipzig: what a player with a follower there
+    scores more for the features scored (see QUARTER_POINTS).
+
+    >>> road = from_text("carcassonne 3 base+markets-of-leipzig; A@0,0 A@0,1:180; red@0,0:road:S; red/wainwrights=1")
+    >>> [(a.kind, a.count, a.points) for a in score(road).awards]
+    [('road', 2, 2), ('wainwrights', 2, 2)]
+    """
+    out = []
+    for quarter, (kinds, who, unit, rate, section) in QUARTER_POINTS.items():
+        for colour, _ in layout.tokens:
+            if layout.held(colour, quarter) <= 0:
+                continue
+            for a in awards:
+                f = feats[a.feature] if a.feature >= 0 else None
+                if a.section != section or f is None or f.kind not in kinds or a.kind not in (f.kind, "field"):
+                    continue
+                present = any(layout.meeples[j].colour == colour and layout.figures[layout.meeples[j].kind].follower
+                              for j in f.meeples)
+                if who == "majority" and colour not in a.players or who == "present" and not present:
+                    continue
+                n = _units(f, unit, layout.rules, layout)
+                out.append(Award("figures", quarter, a.feature, f.tiles, n, 0, (colour,), rate * n))
     return out
 
 

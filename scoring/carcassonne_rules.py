@@ -319,3 +319,37 @@ TOKEN_POINTS_PER_FIGURE = {
     "alhambra": ("own", "field", ((1, 4),)),
     "circus-maximus": ("others", "city", ((1, 4), (3, 3), (5, 2))),
 }
+
+#: Tollkeepers: a player's tollhouse on the crossing at the end of a road
+#: scores per thing on that road: (points per farmhouse, shed, garden and
+#: highwayman; per group of travellers; whether the number on the tollhouse
+#: multiplies them). After the game: "Tollkeepers: All player with a
+#: tollhouse on crossing at the end of incomplete road - Doesn't depend on
+#: number on tollhouse - Raising toll 1 or 2 (small and large toll): 1 point
+#: / farmhouse, shed, garden and highwaymen on the road, 1 point / group of
+#: travelers on the road". A completed road: "Raising toll 1 (small toll): 1
+#: point / farmhouse, shed, garden and highwaymen on the road, 3 points /
+#: group of travelers on the road", "Raising toll 2 (large toll): 2 point /
+#: ..., 6 points / group of travelers". A highwayman is a follower on the
+#: road; a garden is a road tile that shows one; a farmhouse or shed and a
+#: group of travellers are marks on the road (no tile list gives them).
+TOLL_POINTS = {"tollhouse": {"incomplete": (1, 1, False), "completed": (1, 3, True)}}
+
+#: Markets of Leipzig: a player with a follower in a quarter of the City of
+#: Leipzig holds a token of the quarter's name and scores more for the
+#: features scored: (feature kinds, who of them, unit, points per unit, the
+#: section it scores in). "Player with a follower in Wainwrights quarter:
+#: (+1) point / actual tile - Majority on the road is required"; "Coiners
+#: quarter: (+3) points / pennant - Presence in the city is required but no
+#: majority is considered"; "Bookbinders quarter: (+4) points / scored
+#: feature - The feature has to be occupied by any player" (a monastic
+#: feature); those three when a feature is completed. After the game:
+#: "Markets of Leipzig with a follower on Tanners quarter: (+2) points / shed
+#: and farmhouse - Majority in the farmfield is required" (a farmhouse or shed
+#: is a mark in the field).
+QUARTER_POINTS = {
+    "wainwrights": (("road",), "majority", "tiles", 1, "completed"),
+    "coiners": (("city",), "present", "pennants", 3, "completed"),
+    "bookbinders": (("cloister", "shrine", "monastery"), "any", "feature", 4, "completed"),
+    "tanners": (("field",), "majority", "figures:farmhouse", 2, "farm"),
+}

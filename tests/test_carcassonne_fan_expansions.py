@@ -33,6 +33,8 @@ MISTS = "mists"
 EASTER = "easter"
 FRUIT = "fruit-trees"
 WONDERS = "wonders"
+TOLLS = "tollkeepers"
+LEIPZIG = "markets-of-leipzig"
 LB = "little-buildings"
 IC = "inns-and-cathedrals"
 MW = "mage-and-witch"
@@ -302,6 +304,79 @@ def test_a_ghost_beside_a_farmer():
     # E's field borders only an open city: the farm scores 0 for red's majority, and the ghost -1
     layout = legal("E@0,0; red@0,0:field:S.l neutral/ghost@0,0:field:S.l", MISTS)
     assert kinds(cc.score(layout), "red", "ghost") == [(1, -1)]
+
+
+# Haunted castles: "Haunted castle (castle owner): 1 point / tile with mist (the feature tile and the
+# eight tiles around it)" after the game, "2 points / tile with mist" when completed, and "Little
+# building(s) on haunted castle tile and on adjacent tiles".
+
+GRID = "D@0,0 D@1,0 D@2,0 U@0,1:90 U@1,1:90 U@2,1:90"
+CASTLE = "neutral/haunted-castle@1,1:tile red@1,1:haunted-castle neutral/mist@0,0:tile neutral/mist@1,1:tile"
+
+
+def test_an_open_haunted_castle_scores_1_per_tile_with_mist():
+    # 6 of the 9 squares hold tiles; mist on 0,0 and on the castle's own tile: 2
+    layout = legal(f"{GRID}; {CASTLE}", MISTS)
+    castle = next(f for f in cc.features(layout) if f.kind == "haunted-castle")
+    assert (castle.complete, castle.neighbours) == (False, 5)
+    assert cc.score(layout).totals == {"red": 2}
+
+
+def test_a_surrounded_haunted_castle_scores_2_per_tile_with_mist_and_its_little_buildings():
+    # the row below fills the 9 squares; mist on 0,0, 1,1 and 2,2: 3 x 2 = 6, and a shed on 0,2: 7
+    layout = legal(f"{GRID} B@0,2 B@1,2 B@2,2; {CASTLE} neutral/mist@2,2:tile neutral/shed@0,2:tile", MISTS, LB)
+    assert cc.score(layout).totals == {"red": 7}
+    # a ghost beside the castle owner: "(-2) points / ghost" for the completed castle
+    ghost = legal(f"{GRID} B@0,2 B@1,2 B@2,2; {CASTLE} neutral/ghost@1,1:haunted-castle", MISTS)
+    assert kinds(cc.score(ghost), "red", "ghost") == [(1, -2)]
+
+
+# ---------------------------------------------------------------------------
+# Tollkeepers: a tollhouse at the end of a road scores per farmhouse, shed, garden and highwayman on
+# the road and per group of travellers.
+
+def test_a_tollhouse_on_a_completed_road_scores_by_its_number():
+    # "Raising toll 2 (large toll): 2 point / farmhouse, shed, garden and highwaymen on the road, 6 points /
+    # group of travelers": red's highwayman and a farmhouse (2 x 2) and one group (6): 10
+    text = (f"{ROAD2}; red@0,0:road:S blue/tollhouse#2@0,1:road:N neutral/travellers@0,1:road:N "
+            "neutral/farmhouse@0,0:road:S")
+    assert kinds(cc.score(legal(text, TOLLS)), "blue", "tollhouse") == [(3, 10)]
+    # "Raising toll 1 (small toll): 1 point / ..., 3 points / group of travelers": 2 + 3
+    assert kinds(cc.score(legal(text.replace("#2", "#1"), TOLLS)), "blue", "tollhouse") == [(3, 5)]
+
+
+def test_a_tollhouse_on_an_open_road_scores_1_per_thing_whatever_its_number():
+    # the garden on Ug and the highwayman: 2, and one group of travellers: 1
+    layout = legal("Ug@0,0 U@0,1; red@0,1:road:N blue/tollhouse#2@0,1:road:N neutral/travellers@0,0:road:N",
+                   "abbot", TOLLS)
+    assert kinds(cc.score(layout), "blue", "tollhouse") == [(3, 3)]
+
+
+# ---------------------------------------------------------------------------
+# Markets of Leipzig: a follower in a quarter is a token of the quarter's name.
+
+def test_the_tanners_quarter_scores_2_per_farmhouse_in_a_farm_with_the_majority():
+    # "(+2) points / shed and farmhouse - Majority in the farmfield is required": two farmhouses in
+    # red's farm: 4; blue also has a tanner but no farmer there
+    text = ("D@0,0 U@1,0:90; red@0,0:field:S.l neutral/farmhouse@0,0:field:S.l neutral/farmhouse@1,0:field:S.l; "
+            "red/tanners=1 blue/tanners=1")
+    sheet = cc.score(legal(text, LEIPZIG))
+    assert kinds(sheet, "red", "tanners") == [(2, 4)] and kinds(sheet, "blue", "tanners") == []
+
+
+def test_the_wainwrights_coiners_and_bookbinders_on_completed_features():
+    # Wainwrights: "(+1) point / actual tile - Majority on the road is required": red 2
+    road = cc.score(legal(f"{ROAD2}; red@0,0:road:S; red/wainwrights=1 blue/wainwrights=1", LEIPZIG))
+    assert kinds(road, "red", "wainwrights") == [(2, 2)] and kinds(road, "blue", "wainwrights") == []
+    # Coiners: "(+3) points / pennant - Presence in the city is required but no majority": F has a pennant;
+    # blue is in the city without the majority: 3
+    city = cc.score(legal("E@0,-1:180 F@0,0:90 E@0,1; red@0,-1:city:S red@0,1:city:N blue@0,0:city:N; "
+                          "blue/coiners=1", LEIPZIG))
+    assert kinds(city, "blue", "coiners") == [(1, 3)]
+    # Bookbinders: "(+4) points / scored feature - The feature has to be occupied by any player"
+    ring = "B@0,0 E@-1,-1 E@0,-1 E@1,-1 E@-1,0:270 E@1,0:90 B@-1,1 B@0,1 B@1,1"  # a surrounded cloister
+    cloister = cc.score(legal(f"{ring}; blue@0,0:cloister; red/bookbinders=1", LEIPZIG))
+    assert kinds(cloister, "red", "bookbinders") == [(1, 4)]
 
 
 # ---------------------------------------------------------------------------
