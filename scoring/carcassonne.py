@@ -309,6 +309,8 @@ class Figure:
     kind turns the edge it names (``city:N``) into that kind (a city gate).
     A figure that ``adds`` a part kind puts a part of that kind inside the
     tile it stands on (a haunted castle, on a tile no list gives).
+    ``values`` is the range ``(least, most)`` of the number printed on it
+    (``most`` None: no upper limit), or ``None`` for a figure with no number.
 
     >>> f = load_figures()["follower"]
     >>> f.per_player, f.strength, f.stands_on
@@ -326,6 +328,7 @@ class Figure:
     pairs: bool = False
     makes: str = ""
     adds: str = ""
+    values: tuple[int, int | None] | None = None
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -396,7 +399,8 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
     return Figure(name, int(spec["per_player"]), strength, tuple(spec["stands_on"]),
                   bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
                   spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""),
-                  bool(spec.get("pairs", False)), spec.get("makes", ""), spec.get("adds", ""))
+                  bool(spec.get("pairs", False)), spec.get("makes", ""), spec.get("adds", ""),
+                  tuple(spec["values"]) if "values" in spec else None)
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -744,9 +748,10 @@ def to_dict(layout: Layout) -> dict:
 # edition, the 2-tile-city, farm and little-buildings settings, the variants and the
 # expansions joined by "+"), the tiles (TILE@X,Y with :ROTATION unless 0),
 # the meeples (COLOUR@X,Y:FEATURE, COLOUR/KIND@... for figures other than
-# followers, COLOUR/KIND#VALUE@... for a figure with a printed number) and the track (COLOUR=POINTS) followed by the tokens each player
-# holds (COLOUR/TOKEN=NUMBER, as in red/wine=3). Trailing sections may be
-# left out.
+# followers, COLOUR/KIND#VALUE@... for a figure with a printed number, as in
+# neutral/bathhouse#3@0,0:road:E) and the track (COLOUR=POINTS) followed by
+# the tokens each player holds (COLOUR/TOKEN=NUMBER, as in red/wine=3).
+# Trailing sections may be left out.
 
 _TILE = re.compile(r"(?P<tile>[A-Za-z0-9][A-Za-z0-9_-]*)@(?P<x>-?\d+),(?P<y>-?\d+)(?::(?P<rotation>\d+))?")
 _MEEPLE = re.compile(r"(?P<colour>[a-z][a-z0-9_-]*)(?:/(?P<kind>[a-z][a-z0-9-]*))?(?:#(?P<value>-?\d+))?"
@@ -1225,6 +1230,15 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
                 out.append(Finding("figure-not-allowed", f"{name}: a {m.kind} joins two {figure.joins_over} "
                                                          f"edges of its tile, named as {figure.joins}:N+S",
                                    (f"meeple:{i}", _tile(m.square))))
+        if figure.values is None and m.value:
+            out.append(Finding("figure-value", f"{name}: a {m.kind} has no number printed on it, "
+                                               f"but is written with #{m.value}", (f"meeple:{i}",)))
+        elif figure.values is not None and not (figure.values[0] <= m.value
+                                                and (figure.values[1] is None or m.value <= figure.values[1])):
+            least, most = figure.values
+            span = f"{least} or more" if most is None else f"{least} to {most}"
+            out.append(Finding("figure-value", f"{name}: a {m.kind}'s number is {span} (written "
+                                               f"{m.kind}#N), not {m.value}", (f"meeple:{i}",)))
         if figure.makes and m.feature.partition(":")[2] not in EDGES:
             out.append(Finding("figure-not-allowed", f"{name}: a {m.kind} names the {kind} edge it stands on, "
                                                      f"as {kind}:N", (f"meeple:{i}", _tile(m.square))))
@@ -1613,6 +1627,13 @@ def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> 
                 players = majority(layout, near)
                 if players:
                     out.append(Award("figures", what, i, f.tiles, len(near), 0, players, points, near))
+    for i, m in enumerate(layout.meeples):  # "A fortune teller may receive the fairy scoring bonus"
+        if m.kind in FIGURE_POINTS_PER_SCORED_FEATURE and m.feature == "tile":
+            beside = tuple(j for j, o in enumerate(layout.meeples) if o.square == m.square and o.kind in POINTS_ON_TILE)
+            players = tuple(dict.fromkeys(layout.meeples[j].colour for j in beside))
+            if players:
+                out.append(Award("figures", m.kind, -1, (m.square,), 1, 0, players,
+                                 FIGURE_POINTS_PER_SCORED_FEATURE[m.kind], (i,) + beside))
     for a in awards:  # ghosts beside the followers of a player with the majority
         section = a.section if a.section != "farm" or a.kind == "field" else None
         if section is None:
@@ -1623,7 +1644,8 @@ def _figure_awards(layout: Layout, feats: tuple[Feature, ...], awards: list) -> 
             if ghost.kind not in FIGURE_POINTS_BESIDE_MAJORITY:
                 continue
             owners = {layout.meeples[j].colour for j in feats[a.feature].meeples
-                      if layout.meeples[j].square == ghost.square and board.locate(layout.meeples[j]) == board.locate(ghost)
+                      if layout.meeples[j].square == ghost.square
+                      and board.locate(layout.meeples[j]) == board.locate(ghost)
                       and layout.figures[layout.meeples[j].kind].follower}
             for colour in owners & set(a.players):
                 penalties[(ghost.kind, colour)].append(m)

@@ -254,6 +254,12 @@ def test_the_fortune_teller_scores_the_little_buildings_on_its_tile_and_beside_i
         (1, 0)]
 
 
+def test_a_fortune_teller_may_receive_the_fairy_bonus():
+    # "A fortune teller may receive the fairy scoring bonus": "Fairy: 3 points / feature scored"
+    layout = legal(f"{ROW}; red/fortune-teller@0,0:tile neutral/fairy@0,0:tile", "princess-and-dragon", TELLER)
+    assert kinds(cc.score(layout), "red", "fairy") == [(1, 3)] and cc.score(layout).totals == {"red": 3}
+
+
 # ---------------------------------------------------------------------------
 # Betting offices: a chip pays when the completed road or city has the number of tiles it names.
 
@@ -417,6 +423,16 @@ def test_a_value_is_written_after_the_kind():
     assert cc.to_dict(layout)["meeples"][0]["value"] == 3
     with pytest.raises(StateError, match="COLOUR/KIND#VALUE"):
         board("U@0,0; neutral/bathhouse#x@0,0:road:N", BATH)
+
+
+def test_a_number_on_a_figure_is_checked():
+    assert [(f.code, f.message) for f in cc.validate(board("U@0,0; red/tollhouse@0,0:road:N", TOLLS))] == [
+        ("figure-value", "meeple 0 (red tollhouse) on road:N: a tollhouse's number is 1 to 2 (written "
+                         "tollhouse#N), not 0")]
+    assert [f.code for f in cc.validate(board("U@0,0; neutral/signpost#4@0,0:road:N", SIGNS))] == ["figure-value"]
+    assert [f.message for f in cc.validate(board("U@0,0; red#2@0,0:road:N"))] == [
+        "meeple 0 (red follower) on road:N: a follower has no number printed on it, but is written with #2"]
+    assert cc.validate(board("U@0,0; neutral/big-top#7@0,0:tile neutral/signpost@0,0:road:N", TOP, SIGNS)) == []
 
 
 KINDS = st.sampled_from(["follower", "bathhouse", "signpost", "big-top", "gate", "ghost", "bet-4"])
