@@ -10,6 +10,9 @@ comments, not read back from the code.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -385,6 +388,19 @@ def test_the_wainwrights_coiners_and_bookbinders_on_completed_features():
     assert kinds(cloister, "red", "bookbinders") == [(1, 4)]
 
 
+# Japanese buildings (Monasteries): "German monastery (abbot) or Dutch & Belgian monastery (abbot) or
+# Japanese building (abbot): 1 point for monastery / Japanese building + 1 point for each tile in a
+# direct row or column"; with a monk, as a cloister.
+
+def test_a_japanese_building_scores_as_a_monastery():
+    # the mark on U at 1,0 of the row: the abbot scores 1 + the 3 tiles in its row + B below it = 5
+    abbot = legal(f"{ROW}; neutral/japanese-building@1,0:tile red/abbot@1,0:monastery", "monasteries")
+    assert cc.score(abbot).totals == {"red": 5}
+    # a monk: 1 for the tile + 1 per tile around (0,0 2,0 1,1): 4
+    monk = legal(f"{ROW}; neutral/japanese-building@1,0:tile red@1,0:monastery", "monasteries")
+    assert cc.score(monk).totals == {"red": 4}
+
+
 # ---------------------------------------------------------------------------
 # Tokens held at the end
 
@@ -447,3 +463,12 @@ def test_figures_with_values_round_trip_through_text_and_json(meeples):
                        expansions=("base", BATH, SIGNS, TOP, GATES, MISTS, BETS))
     assert cc.from_text(cc.to_text(layout)) == layout
     assert cc.from_dict(cc.to_dict(layout)) == layout
+
+
+def test_the_marks_example_in_the_docs_scores_as_it_says():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "carcassonne-expansions.md").read_text()
+    section = text.split("## Expansions without a tile list")[1]
+    example = re.search(r"```\n(carcassonne .*)\n```", section).group(1)
+    totals = re.search(r"The totals are red (\d+) and blue (\d+)", section).groups()
+    layout = cc.from_text(example)
+    assert cc.validate(layout) == [] and cc.score(layout).totals == {"red": int(totals[0]), "blue": int(totals[1])}
