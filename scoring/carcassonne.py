@@ -187,7 +187,7 @@ GATE_EDGES = ("gate",)
 #: monk; Baba Yaga's hut is scored by the empty squares around it). Any
 #: other inside part (a field enclosed by cities, a tower
 #: foundation, a vineyard) is simply complete.
-SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut", "haunted-castle")
+SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut", "haunted-castle", "german-castle")
 
 
 @dataclass(frozen=True)
@@ -906,11 +906,17 @@ def _squares(layout: Layout) -> dict:
         if figure is not None and figure.joins and m.square in squares and edges:
             i, tile, rotation = squares[m.square]
             squares[m.square] = (i, _joined(tile, rotation, figure.joins, edges), rotation)
-    for m in layout.meeples:  # a mark that adds a part inside its tile (a haunted castle)
-        figure = layout.figures.get(m.kind)
-        if figure is not None and figure.adds and m.square in squares:
-            i, tile, rotation = squares[m.square]
-            squares[m.square] = (i, replace(tile, parts=tile.parts + (Part(figure.adds),)), rotation)
+    for m in layout.meeples:  # a mark that adds a part inside its tile (a haunted castle), or inside
+        figure = layout.figures.get(m.kind)  # its tile and the one across the edge it names (a German castle)
+        if figure is None or not figure.adds:
+            continue
+        edge = m.feature.partition(":")[2]
+        covered = [m.square] + ([neighbour(m.square, edge)] if edge in EDGES else [])
+        if all(s in squares for s in covered):
+            name = f"{figure.adds}@{m.x},{m.y}" if len(covered) > 1 else ""
+            for square in covered:
+                i, tile, rotation = squares[square]
+                squares[square] = (i, replace(tile, parts=tile.parts + (Part(figure.adds, named=name),)), rotation)
     for m in layout.meeples:  # city gates turn a city edge into a gate
         figure = layout.figures.get(m.kind)
         edge = m.feature.partition(":")[2]
@@ -1072,10 +1078,10 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
         cities = sorted({ids[sets.find((*n[:2], c))] for n, p in zip(nodes, parts) for c in p.cities})
         opened = sum(open_edges[n] for n in nodes)
         neighbours = 0
-        if parts[0].inside and kind in SURROUNDED:
-            x, y = nodes[0][:2]
-            neighbours = sum((x + dx, y + dy) in board.squares for dx, dy in AROUND)
-            complete = neighbours == len(AROUND)
+        if parts[0].inside and kind in SURROUNDED:  # the squares around all its tiles (a German castle: 10)
+            ring = {(x + dx, y + dy) for x, y in tiles for dx, dy in AROUND} - set(tiles)
+            neighbours = len(ring & board.squares.keys())
+            complete = neighbours == len(ring)
         else:
             complete = opened == 0
         out.append(Feature(kind, tuple(nodes), tiles, complete, opened, tuple(sorted(counts.items())),
@@ -1211,7 +1217,13 @@ def _misplaced_meeples(board: _Board) -> list[Finding]:
             continue
         kind = m.feature.partition(":")[0]
         matches = board.under(m)
-        if kind == "tile" and m.feature == "tile":
+        edge = m.feature.partition(":")[2]
+        if kind == "tile" and edge in EDGES and layout.figures[m.kind].adds:
+            if neighbour(m.square, edge) not in board.squares:  # a double-sized tile's other half
+                out.append(Finding("meeple-no-feature", f"{name}: its other half, {edge} of {m.x},{m.y}, has no tile",
+                                   (f"meeple:{i}", _tile(m.square))))
+                continue
+        elif kind == "tile" and m.feature == "tile":
             pass  # on the tile itself, not on a feature
         elif len(matches) != 1:
             problem = "has no such feature" if not matches else f"has {len(matches)} there; name one by its edge"
@@ -1342,6 +1354,8 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         on = [layout.meeples[i] for i in feature.meeples if layout.meeples[i].kind == kind] if layout else []
         return (len(on) if unit.startswith("figures:") else sum(m.value for m in on)
                 if unit.startswith("values:") else sum(1 for m in on if m.value))
+    if unit.startswith("ends:") or unit.startswith("with:"):
+        return 0 if layout is None else len(_castles(layout, feature, unit[5:], unit.startswith("ends:")))
     if unit.startswith("marked:"):
         if layout is None:
             return 0
@@ -1353,6 +1367,25 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
                                                           for dx, dy in AROUND} - set(feature.tiles), unit[7:])
     return feature.count(unit)
+
+
+def _castles(layout: Layout, feature: Feature, kind: str, ends: bool) -> set:
+    """The different parts of ``kind`` (German castles) on the feature's tiles; with ``ends``, only
+    those of tiles where a part of the feature ends inside the tile (a road that ends at the castle).
+
+    >>> road = from_text("carcassonne 3 base+german-castles; A@0,0 A@0,1:180 B@1,0 B@1,1; "
+    ...                  "neutral/german-castle@0,1:tile:E")
+    >>> len(_castles(road, features(road)[1], "german-castle", True))
+    1
+    """
+    board = _Board.of(layout)
+    out = set()
+    for x, y, j in feature.parts:
+        part = board.parts((x, y))[j]
+        if ends and len(part.edges) != 1:
+            continue
+        out |= {p.named or (x, y) for p in board.parts((x, y)) if p.kind == kind}
+    return out
 
 
 def _in_line(layout: Layout, square: Square) -> tuple[Square, ...]:
@@ -1484,7 +1517,7 @@ class Award:
         elif self.section == "farm":
             what = f"{self.kind} in the field at {x},{y}, {cities}"
         elif self.kind in SURROUNDED:
-            what = f"{self.kind} at {x},{y} and {self.count - 1} around"
+            what = f"{self.kind} at {x},{y} and {self.count - len(self.tiles)} around"
         else:
             what = f"{len(self.tiles)} {'tile' if len(self.tiles) == 1 else 'tiles'}"
             what += f", {self.pennants} {'pennant' if self.pennants == 1 else 'pennants'}" if self.pennants else ""

@@ -19,10 +19,13 @@ and its tiles and figures in ``scoring/data``, never a branch in the code.
 # the tiles in a direct row or column from it (up to the first empty square),
 # "line-buildings" the little buildings on it and on those tiles,
 # "around:KIND" the tiles around it that show a KIND (a vineyard),
-# "marked:KIND" the squares of the feature and around it with a mark of that
-# kind on the tile (mist), "figures:KIND" the figures of that kind on it (a well), "values:KIND" the
-# numbers printed on them, summed (a bathhouse's number), "valued:KIND"
-# those of them whose number is not 0 (a signpost in a correct direction);
+# "ends:KIND" the different KIND parts (German castles) on the tiles where
+# the feature ends, "with:KIND" those on any of its tiles, "marked:KIND"
+# the squares of the feature and around it with a mark of that kind on the
+# tile (mist), "figures:KIND" the figures of that kind on it (a well),
+# "values:KIND" the numbers printed on them, summed (a bathhouse's number),
+# "valued:KIND" those of them whose number is not 0 (a signpost in a
+# correct direction);
 # any other unit is a count printed on the tiles, summed over the feature
 # (pennants).
 
@@ -39,7 +42,9 @@ INCOMPLETE_POINTS = {
     "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 1 point / empty square
                                                 # spaces around it
     "haunted-castle": {"marked:mist": 1},       # Haunted castle (castle owner): 1 point / tile with mist
-}                                               # (the feature tile and the eight tiles around it)
+                                                # (the feature tile and the eight tiles around it)
+    "german-castle": {"feature": 2, "neighbours": 1},  # Castle in Germany: 2 points for the German castle +
+}                                                      # 1 point per tile in the 10 square spaces around it
 
 #: A completed feature that still carries meeples scores as during the game
 #: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
@@ -53,7 +58,9 @@ COMPLETED_POINTS = {
     "yaga-hut": {"tiles": 1, "empty": 1},       # Baba Yaga's hut: 1 for the tile + 0 points for no empty square
                                                 # spaces around it
     "haunted-castle": {"marked:mist": 2},       # Haunted castle: 2 points / tile with mist (the feature
-}                                               # tile and the eight tiles around it)
+                                                # tile and the eight tiles around it)
+    "german-castle": {"feature": 2, "neighbours": 1},  # German castle: 12 points (2 points for the German
+}                                                      # castle and 1 point per tile around it)
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
 TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
@@ -111,6 +118,7 @@ INCOMPLETE_MODIFIERS["monastery"] = INCOMPLETE_MODIFIERS["cloister"] + MONASTERY
 INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
 #: "Little building(s) on haunted castle tile and on adjacent tiles"
 INCOMPLETE_MODIFIERS["haunted-castle"] = ((None, ("+", "buildings", 1)),)
+INCOMPLETE_MODIFIERS["german-castle"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
 COMPLETED_MODIFIERS = {
     "road": (
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
@@ -119,6 +127,8 @@ COMPLETED_MODIFIERS = {
         ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / actual tile
         ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on road tiles
+        (None, ("+", "ends:german-castle", 3)),  # Road ending at German castle(s): (+3) points / different
+                                                 # German castle
         ("bathhouse", ("+", "values:bathhouse", 1)),  # Road with bathhouse(s): (+number on bathhouse) points /
                                                       # bathhouse
         ("signpost", ("+", "values:signpost", 1)),  # Road with signpost(s): (#correct signpost types) points /
@@ -133,6 +143,8 @@ COMPLETED_MODIFIERS = {
         ("mage", ("+", "tiles", 1)),        # City with Mage: (+1) point / actual tile
         ("witch", ("half",)),               # City with Witch: 1/2 points (rounded up)
         (None, ("+", "buildings", 1)),      # Little building(s) on city tiles
+        (None, ("+", "with:german-castle", 3)),  # City closed with German castle(s) tiles: (+3) points /
+                                                 # German castle
         ("bathhouse", ("+", "values:bathhouse", 1)),  # City with bathhouse(s): (+number on bathhouse) points /
                                                       # bathhouse
         ("darmstadtium", ("+", "feature", 3)),  # City with Darmstadtium: (+3) points to majority
@@ -147,6 +159,7 @@ COMPLETED_MODIFIERS["shrine"] = COMPLETED_MODIFIERS["cloister"]
 COMPLETED_MODIFIERS["monastery"] = COMPLETED_MODIFIERS["cloister"] + MONASTERY_ABBOT_ROWS
 COMPLETED_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)   # Neighboring Little building(s)
 COMPLETED_MODIFIERS["haunted-castle"] = ((None, ("+", "buildings", 1)),)
+COMPLETED_MODIFIERS["german-castle"] = ((None, ("+", "buildings", 1)),)
 
 #: A feature that holds one of these is not scored at the end: "Castle
 #: (castle occupier / knight / lord): If a castle is still occupied at the

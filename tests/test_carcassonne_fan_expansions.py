@@ -38,6 +38,7 @@ FRUIT = "fruit-trees"
 WONDERS = "wonders"
 TOLLS = "tollkeepers"
 LEIPZIG = "markets-of-leipzig"
+GERMAN = "german-castles"
 LB = "little-buildings"
 IC = "inns-and-cathedrals"
 MW = "mage-and-witch"
@@ -399,6 +400,48 @@ def test_a_japanese_building_scores_as_a_monastery():
     # a monk: 1 for the tile + 1 per tile around (0,0 2,0 1,1): 4
     monk = legal(f"{ROW}; neutral/japanese-building@1,0:tile red@1,0:monastery", "monasteries")
     assert cc.score(monk).totals == {"red": 4}
+
+
+# German castles: "2 points for the German castle + 1 point per tile in the 10 square spaces around
+# it" (12 when surrounded), "Road ending at German castle(s): (+3) points / different German castle",
+# "City closed with German castle(s) tiles: (+3) points / German castle". Each half of the double tile
+# is written as a base tile; the mark on one half names the edge towards the other.
+
+KEEP = ("E@-1,-1 E@0,-1 E@1,-1 E@2,-1 U@-1,0:90 U@0,0:90 U@1,0:90 U@2,0:90; "
+        "neutral/german-castle@0,0:tile:E red@1,0:german-castle")
+
+
+def test_a_german_castle_scores_2_and_1_per_tile_in_the_10_around():
+    layout = legal(KEEP, GERMAN)
+    castle = next(f for f in cc.features(layout) if f.kind == "german-castle")
+    assert castle.tiles == ((0, 0), (1, 0)) and not castle.complete
+    assert cc.score(layout).totals == {"red": 8}          # 2 + the 4 above and the 2 at the ends of the row
+    full = KEEP.replace(";", " B@-1,1 B@0,1 B@1,1 B@2,1;") + " neutral/shed@2,1:tile"
+    assert cc.score(legal(full, GERMAN, LB)).totals == {"red": 13}   # 12 surrounded, + the shed
+
+
+def test_a_road_ending_at_german_castles_scores_3_per_different_castle():
+    # the 7-tile road ends in A at 0,0 and in A at 0,6, each half of a castle: 7 + 3 + 3
+    two = legal(f"{ROAD7} B@1,0 B@1,6; red@0,3:road:N neutral/german-castle@0,0:tile:E "
+                "neutral/german-castle@0,6:tile:E", GERMAN)
+    assert cc.score(two).totals == {"red": 13}
+    # both ends on the halves of one castle: 2 + 3 once
+    one = legal(f"{ROAD2}; red@0,0:road:S neutral/german-castle@0,0:tile:S", GERMAN)
+    assert cc.score(one).totals == {"red": 5}
+    # an open road has no row for the castle after the game
+    assert cc.score(legal("A@0,0 B@1,0; red@0,0:road:S neutral/german-castle@0,0:tile:E", GERMAN)).totals == {
+        "red": 1}
+
+
+def test_a_city_closed_with_german_castle_tiles_scores_3_more():
+    layout = legal("E@0,0 E@0,-1:180 B@1,0; red@0,0:city:N neutral/german-castle@0,0:tile:E", GERMAN)
+    assert cc.score(layout).totals == {"red": 7}          # 2 tiles x 2 + 3
+
+
+def test_a_german_castle_needs_its_other_half():
+    layout = board("E@0,0; neutral/german-castle@0,0:tile:E", GERMAN)
+    assert [f.code for f in cc.validate(layout)] == ["meeple-no-feature"]
+    assert [f.kind for f in cc.features(layout)] == ["city", "field"]
 
 
 # ---------------------------------------------------------------------------
