@@ -10,6 +10,7 @@ comments, not read back from the code.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -515,3 +516,33 @@ def test_the_marks_example_in_the_docs_scores_as_it_says():
     totals = re.search(r"The totals are red (\d+) and blue (\d+)", section).groups()
     layout = cc.from_text(example)
     assert cc.validate(layout) == [] and cc.score(layout).totals == {"red": int(totals[0]), "blue": int(totals[1])}
+
+
+ON_TILE = ("big-top", "circus", "acrobats", "acrobat", "vodyanoy", "obelisk", "hans-statue", "fortune-teller",
+           "haunted-castle", "mist", "japanese-building")
+ON_ROAD = ("bathhouse", "well", "signpost", "tollhouse", "farmhouse", "travellers", "bet-2-6", "ghost")
+ALL = ("base", GATES, TOP, RUSSIAN, BATH, WELLS, SIGNS, OBELISK, HANS, TELLER, BETS, MISTS, TOLLS, "monasteries")
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 30))
+def test_random_boards_with_marks_score_as_the_sum_of_their_lines(seed, n):
+    rng = random.Random(seed)
+    layout = cc.random_meeples(rng, cc.random_layout(rng, n), ("red", "blue"), 2)
+    figures = cc.load_figures(ALL)
+    marks = []
+    for _ in range(6):
+        p = rng.choice(layout.tiles)
+        kind = rng.choice(ON_TILE + ON_ROAD)
+        roads = [q.ref for q in cc.load_catalogue()[p.tile].parts_at(p.rotation) if q.kind == "road"]
+        if kind in ON_ROAD and not roads:
+            continue
+        colour = "neutral" if figures[kind].neutral else rng.choice(["red", "blue"])
+        low = figures[kind].values[0] if figures[kind].values else 0
+        marks.append(cc.Meeple(colour, kind, p.x, p.y, rng.choice(roads) if kind in ON_ROAD else "tile", low))
+    board_ = cc.Layout(layout.tiles, layout.meeples + tuple(marks), layout.track, layout.rules, ALL)
+    sheet = cc.score(board_)
+    for colour in board_.players:
+        assert sheet.totals[colour] == sum(a.points for a in sheet.awards if colour in a.players)
+    assert cc.from_text(cc.to_text(board_)) == board_
+    assert [f for f in cc.validate(board_) if f.code == "figure-value"] == []
