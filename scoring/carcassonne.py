@@ -188,6 +188,10 @@ GATE_EDGES = ("gate",)
 #: other inside part (a field enclosed by cities, a tower
 #: foundation, a vineyard) is simply complete.
 SURROUNDED = ("cloister", "garden", "shrine", "monastery", "yaga-hut", "haunted-castle", "german-castle")
+#: Inside parts complete when every road leading to them is (a German
+#: cathedral; the rule texts give its rows, not when it is complete, and the
+#: rows are the same either way).
+COMPLETE_WITH_ROADS = ("german-cathedral",)
 
 
 @dataclass(frozen=True)
@@ -308,7 +312,9 @@ class Figure:
     neutral, their colour only pairs them). A figure that ``makes`` an edge
     kind turns the edge it names (``city:N``) into that kind (a city gate).
     A figure that ``adds`` a part kind puts a part of that kind inside the
-    tile it stands on (a haunted castle, on a tile no list gives).
+    tile it stands on (a haunted castle, on a tile no list gives); with
+    ``stamps``, every part of that kind on the tile counts one of it (the
+    road segments of a German cathedral tile).
     ``values`` is the range ``(least, most)`` of the number printed on it
     (``most`` None: no upper limit), or ``None`` for a figure with no number.
 
@@ -329,6 +335,7 @@ class Figure:
     makes: str = ""
     adds: str = ""
     values: tuple[int, int | None] | None = None
+    stamps: str = ""
 
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
@@ -400,7 +407,7 @@ def _read_figure(filename: str, name: str, spec: dict) -> Figure:
                   bool(spec.get("neutral", False)), bool(spec.get("with_follower", False)),
                   spec.get("joins", {}).get("kind", ""), spec.get("joins", {}).get("over", ""),
                   bool(spec.get("pairs", False)), spec.get("makes", ""), spec.get("adds", ""),
-                  tuple(spec["values"]) if "values" in spec else None)
+                  tuple(spec["values"]) if "values" in spec else None, spec.get("stamps", ""))
 
 
 def _read_tile(filename: str, name: str, spec: dict, expansion: str, start: bool) -> TileType:
@@ -916,7 +923,9 @@ def _squares(layout: Layout) -> dict:
             name = f"{figure.adds}@{m.x},{m.y}" if len(covered) > 1 else ""
             for square in covered:
                 i, tile, rotation = squares[square]
-                squares[square] = (i, replace(tile, parts=tile.parts + (Part(figure.adds, named=name),)), rotation)
+                parts = tuple(replace(p, counts=tuple(sorted({**dict(p.counts), figure.adds: 1}.items())))
+                              if p.kind == figure.stamps else p for p in tile.parts)
+                squares[square] = (i, replace(tile, parts=parts + (Part(figure.adds, named=name),)), rotation)
     for m in layout.meeples:  # city gates turn a city edge into a gate
         figure = layout.figures.get(m.kind)
         edge = m.feature.partition(":")[2]
@@ -1086,6 +1095,9 @@ def _features(layout: Layout) -> tuple[Feature, ...]:
             complete = opened == 0
         out.append(Feature(kind, tuple(nodes), tiles, complete, opened, tuple(sorted(counts.items())),
                            tuple(on_part[root]), tuple(cities), neighbours))
+    for k, f in enumerate(out):
+        if f.kind in COMPLETE_WITH_ROADS:
+            out[k] = replace(f, complete=all(r.complete for r in out if r.kind == "road" and f.tiles[0] in r.tiles))
     return tuple(out)
 
 
@@ -1354,6 +1366,8 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         on = [layout.meeples[i] for i in feature.meeples if layout.meeples[i].kind == kind] if layout else []
         return (len(on) if unit.startswith("figures:") else sum(m.value for m in on)
                 if unit.startswith("values:") else sum(1 for m in on if m.value))
+    if unit in ("cathedral-roads", "cathedral-buildings"):
+        return 0 if layout is None else _cathedral(layout, feature, rules, unit == "cathedral-buildings")
     if unit.startswith("ends:") or unit.startswith("with:"):
         return 0 if layout is None else len(_castles(layout, feature, unit[5:], unit.startswith("ends:")))
     if unit.startswith("marked:"):
@@ -1367,6 +1381,30 @@ def _units(feature: Feature, unit: str, rules: Rules, layout: Layout | None) -> 
         return 0 if layout is None else _showing(layout, {(x + dx, y + dy) for x, y in feature.tiles
                                                           for dx, dy in AROUND} - set(feature.tiles), unit[7:])
     return feature.count(unit)
+
+
+def _cathedral(layout: Layout, cathedral: Feature, rules: Rules, buildings: bool = False) -> int:
+    """The archbishop's count for a German cathedral: over every road leading to
+    it, once each, its tiles with each segment on a cathedral tile apart, doubled
+    by an inn when the road is completed and 0 when it is not; or the little
+    buildings on the cathedral's tile and on those roads' tiles.
+
+    >>> layout = from_text("carcassonne 3 base+german-cathedrals; W@0,0 U@0,1 V@-1,0:180; "
+    ...                    "neutral/german-cathedral@0,0:tile")
+    >>> _cathedral(layout, features(layout)[-1], layout.rules)
+    5
+    """
+    board = _Board.of(layout)
+    square = cathedral.tiles[0]
+    roads = [r for r in features(layout) if r.kind == "road" and square in r.tiles]
+    if buildings:
+        return _buildings(layout, {s for r in roads for s in r.tiles} | {square}, rules)
+    total = 0
+    for road in roads:
+        on_cathedrals = sum(1 for s in road.tiles if any(p.kind == cathedral.kind for p in board.parts(s)))
+        n = len(road.tiles) - on_cathedrals + road.count(cathedral.kind)
+        total += (2 * n if road.complete else 0) if road.count("inn") else n
+    return total
 
 
 def _castles(layout: Layout, feature: Feature, kind: str, ends: bool) -> set:
@@ -1518,6 +1556,8 @@ class Award:
             what = f"{self.kind} in the field at {x},{y}, {cities}"
         elif self.kind in SURROUNDED:
             what = f"{self.kind} at {x},{y} and {self.count - len(self.tiles)} around"
+        elif self.kind in COMPLETE_WITH_ROADS:
+            what = f"the roads leading to the {self.kind} at {x},{y}"
         else:
             what = f"{len(self.tiles)} {'tile' if len(self.tiles) == 1 else 'tiles'}"
             what += f", {self.pennants} {'pennant' if self.pennants == 1 else 'pennants'}" if self.pennants else ""

@@ -44,7 +44,13 @@ INCOMPLETE_POINTS = {
     "haunted-castle": {"marked:mist": 1},       # Haunted castle (castle owner): 1 point / tile with mist
                                                 # (the feature tile and the eight tiles around it)
     "german-castle": {"feature": 2, "neighbours": 1},  # Castle in Germany: 2 points for the German castle +
-}                                                      # 1 point per tile in the 10 square spaces around it
+                                                       # 1 point per tile in the 10 square spaces around it
+    # Cathedral in Germany (archbishop): "All completed and uncompleted roads leading to the cathedral are
+    # considered. Roads starting and ending at the same cathedral tile are counted only once." "Road segments
+    # on German cathedral(s): 1 point / road segment", "Road: 1 point / road tile", "Road with inn(s):
+    # Completed road: (+1) point / road tile ... Uncompleted road: (x0) points / road tile"
+    "german-cathedral": {"cathedral-roads": 1},
+}
 
 #: A completed feature that still carries meeples scores as during the game
 #: (carcassonne-scoring-during-the-game.wiki, "Step 3B: Resolve Completed Features").
@@ -60,7 +66,9 @@ COMPLETED_POINTS = {
     "haunted-castle": {"marked:mist": 2},       # Haunted castle: 2 points / tile with mist (the feature
                                                 # tile and the eight tiles around it)
     "german-castle": {"feature": 2, "neighbours": 1},  # German castle: 12 points (2 points for the German
-}                                                      # castle and 1 point per tile around it)
+                                                       # castle and 1 point per tile around it)
+    "german-cathedral": {"cathedral-roads": 1},        # German cathedral: the same rows during the game
+}
 
 #: With the 2-tile-city option ("1-per-tile"), a completed city of two tiles.
 TWO_TILE_CITY_POINTS = {"tiles": 1, "pennants": 1}
@@ -119,8 +127,12 @@ INCOMPLETE_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)  # Neighbori
 #: "Little building(s) on haunted castle tile and on adjacent tiles"
 INCOMPLETE_MODIFIERS["haunted-castle"] = ((None, ("+", "buildings", 1)),)
 INCOMPLETE_MODIFIERS["german-castle"] = ((None, ("+", "buildings", 1)),)  # Neighboring Little building(s)
+#: "Little building(s) on German cathedral tiles and on connected road tiles"
+INCOMPLETE_MODIFIERS["german-cathedral"] = ((None, ("+", "cathedral-buildings", 1)),)
 COMPLETED_MODIFIERS = {
     "road": (
+        ("german-cathedral", ("+", "tiles", 1)),  # Road ending at German cathedral(s): (+1) point / tile (+1)
+                                                  # point / road segment on German cathedral tiles; do not stack
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile
         ("well", ("+", "figures:well", 1)),      # Road with well(s): (+1) point / well on road without inn,
         ("inn+well", ("+", "figures:well", 1)),  # (+2) points / well on road with inn
@@ -160,6 +172,7 @@ COMPLETED_MODIFIERS["monastery"] = COMPLETED_MODIFIERS["cloister"] + MONASTERY_A
 COMPLETED_MODIFIERS["yaga-hut"] = ((None, ("+", "buildings", 1)),)   # Neighboring Little building(s)
 COMPLETED_MODIFIERS["haunted-castle"] = ((None, ("+", "buildings", 1)),)
 COMPLETED_MODIFIERS["german-castle"] = ((None, ("+", "buildings", 1)),)
+COMPLETED_MODIFIERS["german-cathedral"] = INCOMPLETE_MODIFIERS["german-cathedral"]
 
 #: A feature that holds one of these is not scored at the end: "Castle
 #: (castle occupier / knight / lord): If a castle is still occupied at the

@@ -40,6 +40,7 @@ WONDERS = "wonders"
 TOLLS = "tollkeepers"
 LEIPZIG = "markets-of-leipzig"
 GERMAN = "german-castles"
+CATHEDRALS = "german-cathedrals"
 LB = "little-buildings"
 IC = "inns-and-cathedrals"
 MW = "mage-and-witch"
@@ -445,6 +446,50 @@ def test_a_german_castle_needs_its_other_half():
     assert [f.kind for f in cc.features(layout)] == ["city", "field"]
 
 
+# German cathedrals: a cathedral tile is the base crossing of its shape (W: 3 road segments) with the
+# cathedral mark. The archbishop: "All completed and uncompleted roads leading to the cathedral are
+# considered", "Road segments on German cathedral(s): 1 point / road segment", "Road: 1 point / road
+# tile", "Road with inn(s): Completed road: (+1) point / road tile ... Uncompleted road: (x0)".
+
+CATHEDRAL = "W@0,0 U@0,1 V@-1,0:180"
+
+
+def test_the_archbishop_scores_every_road_leading_to_the_cathedral():
+    # E: the segment alone, 1; S: segment + U, 2; W: segment + V, 2
+    layout = legal(f"{CATHEDRAL}; neutral/german-cathedral@0,0:tile red@0,0:german-cathedral", CATHEDRALS)
+    sheet = cc.score(layout)
+    assert sheet.totals == {"red": 5}
+    assert "the roads leading to the german-cathedral at 0,0" in [line.note for line in sheet.lines("red")]
+    # a shed on a connected road tile: "Little building(s) on German cathedral tiles and on connected road tiles"
+    shed = legal(f"{CATHEDRAL}; neutral/german-cathedral@0,0:tile red@0,0:german-cathedral neutral/shed@0,1:tile",
+                 CATHEDRALS, LB)
+    assert cc.score(shed).totals == {"red": 6}
+
+
+def test_an_inn_doubles_a_completed_road_for_the_archbishop_and_voids_an_open_one():
+    # S: the segment + IC-K's inn road, completed: 2 x 2 = 4; E: the segment + IC-O's open inn road: 0;
+    # W: 2
+    layout = legal("W@0,0 IC-K@0,1:180 IC-O@1,0 V@-1,0:180; neutral/german-cathedral@0,0:tile "
+                   "red@0,0:german-cathedral", IC, CATHEDRALS)
+    assert cc.score(layout).totals == {"red": 6}
+
+
+def test_the_cathedral_is_complete_when_its_roads_are():
+    layout = legal("W@0,0 W@1,0 A@0,1:180 A@-1,0:270; neutral/german-cathedral@0,0:tile red@0,0:german-cathedral",
+                   CATHEDRALS)
+    cathedral = next(f for f in cc.features(layout) if f.kind == "german-cathedral")
+    assert cathedral.complete and cc.score(layout).totals == {"red": 6}
+
+
+def test_a_road_ending_at_a_german_cathedral():
+    # "Road ending at German cathedral(s): (+1) point / tile (+1) point / road segment on German cathedral
+    # tiles" when completed: 2 + 2; after the game "(+0) points / tile": 2
+    done = legal("W@0,0 A@0,1:180; neutral/german-cathedral@0,0:tile blue@0,1:road:N", CATHEDRALS)
+    assert cc.score(done).totals == {"blue": 4}
+    assert cc.score(legal(f"{CATHEDRAL}; neutral/german-cathedral@0,0:tile blue@0,1:road:N", CATHEDRALS)).totals == {
+        "blue": 2}
+
+
 # ---------------------------------------------------------------------------
 # Tokens held at the end
 
@@ -519,9 +564,10 @@ def test_the_marks_example_in_the_docs_scores_as_it_says():
 
 
 ON_TILE = ("big-top", "circus", "acrobats", "acrobat", "vodyanoy", "obelisk", "hans-statue", "fortune-teller",
-           "haunted-castle", "mist", "japanese-building")
+           "haunted-castle", "mist", "japanese-building", "german-cathedral")
 ON_ROAD = ("bathhouse", "well", "signpost", "tollhouse", "farmhouse", "travellers", "bet-2-6", "ghost")
-ALL = ("base", GATES, TOP, RUSSIAN, BATH, WELLS, SIGNS, OBELISK, HANS, TELLER, BETS, MISTS, TOLLS, "monasteries")
+ALL = ("base", GATES, TOP, RUSSIAN, BATH, WELLS, SIGNS, OBELISK, HANS, TELLER, BETS, MISTS, TOLLS, "monasteries",
+       CATHEDRALS)
 
 
 @settings(max_examples=10, deadline=None)
