@@ -1318,7 +1318,7 @@ def feature_points(feature: Feature, rules: Rules = Rules(), layout: Layout | No
     for holds, change in modifiers.get(feature.kind, ()):
         if isinstance(holds, tuple):
             holds, variant = holds
-            if variant not in rules.variants:
+            if variant not in rules.variants and variant != f"edition:{rules.edition}":
                 continue
         if holds is None or _holds(feature, holds, layout):
             if change[0] == "+":

@@ -88,10 +88,13 @@ ONE_TILE_CITY_WITH = "gate"
 #: ("+", unit, n): n points more per unit; ("x", n): the points so far times
 #: n; or ("half",): half the points so far, rounded up. An inn, a cathedral
 #: or a siege counts once however many the feature holds ("do not stack").
-#: A row that holds a pair (what, variant) applies only with that variant;
+#: A row that holds a pair (what, variant) applies only with that variant,
+#: or with that edition when the variant is "edition:N";
 #: "a+b" applies when the feature holds both (a well on a road with an inn).
 INCOMPLETE_MODIFIERS = {
     "road": (
+        (("long-road", "edition:3"), ("+", "figures:long-road", 1)),  # Road on Leipzig tile: In C3: The long
+                                            # road on a Leipzig tile counts as 2 road tiles (C2: as 1)
         ("inn", ("x", 0)),                  # Road with inn(s): (x0) points / tile
         ("mage", ("+", "tiles", 1)),        # Road with Mage: (+1) point / tile, also with inn(s)
         ("witch", ("half",)),               # Road with Witch: 1/2 points (rounded up)
@@ -131,6 +134,8 @@ INCOMPLETE_MODIFIERS["german-castle"] = ((None, ("+", "buildings", 1)),)  # Neig
 INCOMPLETE_MODIFIERS["german-cathedral"] = ((None, ("+", "cathedral-buildings", 1)),)
 COMPLETED_MODIFIERS = {
     "road": (
+        (("long-road", "edition:3"), ("+", "figures:long-road", 1)),  # Road on Leipzig tile: In C3: The long
+                                            # road on a Leipzig tile counts as 2 road tiles (C2: as 1)
         ("german-cathedral", ("+", "tiles", 1)),  # Road ending at German cathedral(s): (+1) point / tile (+1)
                                                   # point / road segment on German cathedral tiles; do not stack
         ("inn", ("+", "tiles", 1)),         # Road with inn(s): (+1) point / tile

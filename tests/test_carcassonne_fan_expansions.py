@@ -376,6 +376,14 @@ def test_the_tanners_quarter_scores_2_per_farmhouse_in_a_farm_with_the_majority(
     assert kinds(sheet, "red", "tanners") == [(2, 4)] and kinds(sheet, "blue", "tanners") == []
 
 
+def test_the_long_road_on_a_leipzig_tile_counts_as_2_tiles_in_the_3rd_edition():
+    # "In C2: The long road on a Leipzig tile counts as 1 road tile - In C3: ... counts as 2 road tiles"
+    text = f"{ROAD2}; red@0,0:road:S neutral/long-road@0,1:road:N"
+    assert cc.score(legal(text, LEIPZIG, rules="3")).totals == {"red": 3}
+    assert cc.score(legal(text, LEIPZIG, rules="2")).totals == {"red": 2}
+    assert cc.score(legal("U@0,0; red@0,0:road:N neutral/long-road@0,0:road:N", LEIPZIG)).totals == {"red": 2}
+
+
 def test_the_wainwrights_coiners_and_bookbinders_on_completed_features():
     # Wainwrights: "(+1) point / actual tile - Majority on the road is required": red 2
     road = cc.score(legal(f"{ROAD2}; red@0,0:road:S; red/wainwrights=1 blue/wainwrights=1", LEIPZIG))
