@@ -126,14 +126,12 @@ def test_handwriting_splits_are_disjoint():
         assert train and test and not train & test
 
 
-def test_12mp_render_is_fast_enough():
-    import time
-
-    render_jpeg("avenue", 0, megapixels=1.0)        # warm the caches
-    t = time.perf_counter()
+def test_a_12mp_render_is_12_megapixels():
+    # how fast it renders is for `scorelens bench` to say, not a test
     data, truth = render_jpeg("avenue", 3, megapixels=12.0)
     assert truth["size"][0] * truth["size"][1] > 11.5e6
-    assert time.perf_counter() - t < 6.0             # about 1 s; generous for a busy 2-core machine
+    h, w = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape[:2]
+    assert w * h > 11.5e6
 
 
 # ---------------------------------------------------------------------------

@@ -55,6 +55,9 @@ class Locate:
     grid_inliers: int = 20          # ... this many of the grid's 56 crossings found in place
     grid_residual_mm: float = 0.3   # ... within this (median)
     sure_score: float = 3.0         # a check scoring this ends the search
+    strict_top: int = 40            # where no outline scored coarse_min: the best this many are checked,
+    strict_inliers: int = 48        # where no outline scored coarse_min: this many of the 56 crossings ...
+    strict_residual_mm: float = 0.2  # ... within this (median) accept a find whatever its line contrast
     max_grid_shift_mm: float = 25.0  # the grid may move an outline's corners this far, no more
     corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
     page_open: int = 1              # the page masks are opened by this many times the kernel (3: parts
@@ -126,16 +129,18 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
             if fine_scale < 1 else full
         fine = line_map(small, 3, 2)
 
-    found = []
-    for quad, rect in candidate_quads(work, layout, params):
-        scored = _orientations(coarse, quad, rect, layout, params)
-        if fine is not None:
-            scored = [(c / scale, max(s, s_fine)) for (c, s), (_, s_fine)
-                      in zip(scored, _orientations(fine, quad * (fine_scale / scale), rect, layout, params))]
-        else:
-            scored = [(c / scale, s) for c, s in scored]
-        for corners, s in scored:
-            found.append((s, corners, quad / scale, rect))
+    # every candidate in each of its four rotations, scored at once on each line map
+    candidates = candidate_quads(work, layout, params)
+    sheet = _rect_corners((0, 0, layout.width_mm, layout.height_mm))
+    turns = [(np.roll(quad, -r, axis=0), quad, rect) for quad, rect in candidates for r in range(4)]
+    homographies = np.array([cv2.getPerspectiveTransform(_rect_corners(r), q) for q, _, r in turns]) \
+        .reshape(-1, 3, 3)
+    scores = line_scores(coarse, homographies, layout)
+    if fine is not None:
+        zoom = np.diag([fine_scale / scale, fine_scale / scale, 1.0])
+        scores = np.maximum(scores, line_scores(fine, zoom @ homographies, layout))
+    found = [(float(s), cv2.perspectiveTransform(sheet[None], h)[0] / scale, quad / scale, rect)
+             for s, h, (_, quad, rect) in zip(scores, homographies, turns)]
     found.sort(key=lambda f: -f[0])
     if layout.grid is None:        # no grid to check against: the outline's score decides
         if not found or found[0][0] < params.min_score:
@@ -144,26 +149,40 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
         return Located(corners.astype(np.float32), float(s), quad.astype(np.float32), rect)
 
     # the best few, corrected by the printed grid and scored again on the rectified sheet
-    best = None
-    for s, corners, quad, rect in found[:params.refine_top]:
-        if s < params.coarse_min:
-            break
-        refined = refine_find(full, corners, layout)
-        if refined is None:
-            continue
-        s2, corners2, inliers, residual = refined
-        if s2 < params.min_score and (s2 < params.blurred_min_score or inliers < params.grid_inliers
-                                      or residual > params.grid_residual_mm):
-            continue
-        s2 = max(s2, params.min_score)      # a blurred sheet whose grid is plainly there
-        if best is None or s2 > best[0]:
-            best = (s2, corners2, quad, rect)
-        if s2 >= params.sure_score:
-            break
+    best = _check_finds([f for f in found[:params.refine_top] if f[0] >= params.coarse_min], full, layout,
+                        params)
+    if best is None:
+        # nothing looked like the sheet from afar (glare, faint print, a busy table): the best few
+        # outlines again, now kept only where nearly the whole printed grid is found in place
+        best = _check_finds(found[:params.strict_top], full, layout, params, strict=True)
     if best is None or best[0] < params.min_score:
         return None
     s, corners, quad, rect = best
     return Located(corners.astype(np.float32), float(s), quad.astype(np.float32), rect)
+
+
+def _check_finds(found, full: np.ndarray, layout: Layout, params: Locate, strict: bool = False):
+    """The best of ``found`` (score, corners, quad, rect) once corrected and scored on the
+    rectified sheet: ``(score, corners, quad, rect)`` or None. ``strict`` trusts a find only by
+    its grid: at least ``strict_inliers`` crossings within ``strict_residual_mm``."""
+    best = None
+    for s, corners, quad, rect in found:
+        refined = refine_find(full, corners, layout)
+        if refined is None:
+            continue
+        s2, corners2, inliers, residual = refined
+        if strict:
+            if inliers < params.strict_inliers or residual > params.strict_residual_mm:
+                continue
+        elif s2 < params.min_score and (s2 < params.blurred_min_score or inliers < params.grid_inliers
+                                        or residual > params.grid_residual_mm):
+            continue
+        s2 = max(s2, params.min_score)      # a sheet whose grid is plainly there
+        if best is None or s2 > best[0]:
+            best = (s2, corners2, quad, rect)
+        if s2 >= params.sure_score:
+            break
+    return best
 
 
 def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm: float = 3.0):
@@ -394,17 +413,6 @@ def _rect_corners(rect) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
 
 
-def _orientations(response, quad, rect, layout: Layout, params: Locate):
-    """Yield ``(sheet_corners, score)`` for the four rotations of a candidate."""
-    src = _rect_corners(rect)
-    sheet = _rect_corners((0, 0, layout.width_mm, layout.height_mm))
-    for r in range(4):
-        q = np.roll(quad, -r, axis=0)
-        h_mm_to_img = cv2.getPerspectiveTransform(src, q)
-        corners = cv2.perspectiveTransform(sheet[None], h_mm_to_img)[0]
-        yield corners, line_score(response, h_mm_to_img, layout, params)
-
-
 @lru_cache(maxsize=None)
 def layout_samples(layout: Layout, step_mm: float = 2.5, clear_mm: float = 3.0):
     """Sample points (mm) on the layout's printed lines, the line each is on, and
@@ -458,18 +466,40 @@ def line_score(response: np.ndarray, h_mm_to_img: np.ndarray, layout: Layout,
     sheet in the right rotation. A sheet reaching out of the photo scores 0:
     the one photographed lies wholly inside it.
     """
-    points, n_on, which, count = layout_samples(layout)
-    h, w = response.shape
-    pts = cv2.perspectiveTransform(points, h_mm_to_img)[0]
-    if not np.isfinite(pts).all():
-        return np.zeros(len(count)) if per_line else 0.0
-    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
-    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
-    if inside.mean() < 0.98:
-        return np.zeros(len(count)) if per_line else 0.0
-    xi, yi = np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1)
-    values = response[yi, xi].astype(np.float32)
-    ratios = np.bincount(which, values[:n_on]) / count / (float(values[n_on:].mean()) + 2.0)
+    ratios = line_ratios(response, h_mm_to_img[None], layout)[0]
     if per_line:
         return ratios
     return float(np.partition(ratios, len(ratios) // 4)[len(ratios) // 4])
+
+
+def line_scores(response: np.ndarray, homographies: np.ndarray, layout: Layout) -> np.ndarray:
+    """:func:`line_score` of each of ``homographies`` (K, 3, 3) at once: (K,) scores."""
+    ratios = line_ratios(response, homographies, layout)
+    q = ratios.shape[1] // 4
+    return np.partition(ratios, q, axis=1)[:, q]
+
+
+def line_ratios(response: np.ndarray, homographies: np.ndarray, layout: Layout) -> np.ndarray:
+    """Each printed line's mean response over the clear area's, for each homography:
+    (K, lines), all zero for one that puts the sheet out of the photo."""
+    points, n_on, which, count = layout_samples(layout)
+    h, w = response.shape
+    k = len(homographies)
+    pts = points[0].astype(np.float64)
+    proj = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(homographies, np.float64).transpose(0, 2, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xy = proj[:, :, :2] / proj[:, :, 2:3]
+    ratios = np.zeros((k, len(count)))
+    finite = np.isfinite(xy).all(axis=(1, 2))
+    xy = np.where(np.isfinite(xy), xy, -1.0)
+    xi, yi = np.rint(xy[:, :, 0]).astype(np.int64), np.rint(xy[:, :, 1]).astype(np.int64)
+    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
+    keep = finite & (inside.mean(axis=1) >= 0.98)
+    if not keep.any():
+        return ratios
+    xi, yi = np.clip(xi[keep], 0, w - 1), np.clip(yi[keep], 0, h - 1)
+    values = response[yi, xi].astype(np.float32)
+    starts = np.concatenate([[0], np.cumsum(count)[:-1]])
+    on = np.add.reduceat(values[:, :n_on], starts, axis=1) / count
+    ratios[keep] = on / (values[:, n_on:].mean(axis=1, keepdims=True) + 2.0)
+    return ratios
