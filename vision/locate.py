@@ -37,6 +37,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import AVENUE, AvenueSheet
+from vision.rectify import Rectify, corners_homography, line_response, refine_by_grid, warp
 
 
 @dataclass(frozen=True)
@@ -189,8 +190,6 @@ def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm
     """Correct a find by the printed grid (see :mod:`vision.rectify`) and score it on the
     rectified sheet: ``(score, corners, grid crossings found, their median residual in mm)``,
     or None where no grid is found."""
-    from vision.rectify import Rectify, corners_homography, refine_by_grid, warp
-
     params = Rectify(px_per_mm=px_per_mm)
     h = corners_homography(corners, layout.width_mm, layout.height_mm)
     for _ in range(2):
@@ -437,15 +436,6 @@ def layout_samples(layout: Layout, step_mm: float = 2.5, clear_mm: float = 3.0):
     off = grid[dist[gi[:, 1], gi[:, 0]] >= clear_mm]
     which = np.array(which)
     return np.vstack([on, off]).astype(np.float32)[None], len(on), which, np.bincount(which)
-
-
-def line_response(gray: np.ndarray, width_px: int = 5) -> np.ndarray:
-    """How much darker than its surroundings each pixel is (thin dark lines light up).
-
-    A morphological black-hat: closing minus the image.
-    """
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (width_px, width_px))
-    return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
 def line_map(gray: np.ndarray, width_px: int = 5, tolerance_px: int = 2) -> np.ndarray:

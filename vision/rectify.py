@@ -20,7 +20,15 @@ import cv2
 import numpy as np
 
 from vision.geometry import AVENUE, AvenueSheet
-from vision.locate import line_response
+
+
+def line_response(gray: np.ndarray, width_px: int = 5) -> np.ndarray:
+    """How much darker than its surroundings each pixel is (thin dark lines light up).
+
+    A morphological black-hat: closing minus the image.
+    """
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (width_px, width_px))
+    return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
 @dataclass(frozen=True)
