@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -455,3 +456,78 @@ def test_serve_on_a_phone(tmp_path, browser):
         page.close()
         srv.shutdown()
         srv.server_close()
+
+
+# ---------------------------------------------------------------------------
+# The organiser's standings: pushed by the server, no reload; polled only while the stream is down.
+
+@pytest.fixture
+def serve_server(tmp_path):
+    import threading
+
+    from vision import serve
+    from vision.store import Store
+
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    reader = stand_in("avenue", truth, {"cell:0,6": "EW"}, ["cell:0,6"])
+    srv = serve.ServeServer(Store(tmp_path / "results.sqlite"), "avenue", tmp_path / "uploads", reader=reader)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def upload(srv, player: str, shade: int) -> None:
+    """A photo sent as a phone sends it (each shade is another photo)."""
+    import http.client
+
+    import cv2
+
+    data = cv2.imencode(".jpg", np.full((120, 160, 3), shade, np.uint8))[1].tobytes()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=20)
+    conn.request("POST", f"/api/upload?player={player}&table=1", body=data,
+                 headers={"X-Scorelens-Token": srv.token, "Content-Type": "image/jpeg"})
+    assert conn.getresponse().status == 200
+    conn.close()
+
+
+def standings_page(browser, srv, block_stream: bool = False):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(10_000)
+    errors, asked = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: asked.append(urlsplit(r.url).path))
+    if block_stream:
+        page.route("**/api/events*", lambda route: route.abort())
+    page.goto(srv.url.replace("/?t=", "/standings?t="))
+    page.evaluate("window.notReloaded = true")
+    return page, errors, asked
+
+
+def test_the_standings_update_live(serve_server, browser):
+    page, errors, asked = standings_page(browser, serve_server)
+    try:
+        page.wait_for_selector("#count:has-text('0 photos')")                  # the stream's first event
+        assert page.evaluate("document.body.dataset.standings") == "live"
+        upload(serve_server, "Ann", 120)
+        page.wait_for_selector("#standings td:has-text('Ann')")
+        upload(serve_server, "Bob", 140)
+        page.wait_for_selector("#standings td:has-text('Bob')")
+        assert page.inner_text("#count") == "(2 photos)"
+        assert page.evaluate("window.notReloaded") is True
+        assert "/api/standings" not in asked and "/api/events" in asked         # pushed, never polled
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_the_standings_fall_back_to_polling_when_the_stream_drops(serve_server, browser):
+    page, errors, asked = standings_page(browser, serve_server, block_stream=True)
+    try:
+        page.wait_for_function("document.body.dataset.standings === 'polling'")
+        upload(serve_server, "Cy", 160)
+        page.wait_for_selector("#standings td:has-text('Cy')")
+        assert page.evaluate("window.notReloaded") is True
+        assert asked.count("/api/standings") >= 2
+    finally:
+        page.close()
