@@ -384,6 +384,183 @@ def test_phone_layout(tmp_path, serve, open_page):
 
 
 # ---------------------------------------------------------------------------
+# A phone, 390 x 844 with touch: a first tap zooms the board until every element in view is
+# at least 44 px, a second tap edits; "whole board" and Esc zoom out; pinch zoom still works.
+
+@pytest.fixture
+def open_phone(browser):
+    contexts = []
+
+    def open_(url: str):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                                      bypass_csp=True)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+        page.goto(url)
+        page.wait_for_selector("#marks g.el")
+        return page
+
+    yield open_
+    for context in contexts:
+        for page in context.pages:
+            assert page.errors == []
+        context.close()
+
+
+def tap_targets(page) -> dict[str, tuple[float, float]]:
+    """Width and height in CSS px of the tap target (its pad, else its box) of every element
+    at least partly in view on the board."""
+    return {name: (w, h) for name, w, h in page.evaluate("""() => {
+        const view = document.getElementById("overlay").getBoundingClientRect();
+        return [...document.querySelectorAll("#marks g.el")].map((g) => {
+            const r = (g.querySelector(".pad") || g.querySelector(".hit")).getBoundingClientRect();
+            const seen = r.right > view.left && r.left < view.right && r.bottom > view.top && r.top < view.bottom;
+            return seen ? [g.dataset.name, r.width, r.height] : null; }).filter(Boolean); }""")}
+
+
+def tap_point(page, name: str) -> list[float] | None:
+    """A point in view of element ``name`` that nothing else covers, or None."""
+    return page.evaluate("""(name) => {
+        const g = document.querySelector(`#marks g[data-name="${name}"]`);
+        document.getElementById("overlay").scrollIntoView({ block: "nearest" });     // back up to the board
+        const r = (g.querySelector(".pad") || g.querySelector(".hit")).getBoundingClientRect();
+        const view = document.getElementById("overlay").getBoundingClientRect();
+        for (const [u, v] of [[.5, .5], [.15, .85], [.85, .85], [.15, .15], [.85, .15], [.5, .85], [.5, .15]]) {
+            const x = r.left + u * r.width, y = r.top + v * r.height;
+            if (x < view.left || x > view.right || y < view.top || y > view.bottom) continue;
+            const hit = document.elementFromPoint(x, y);
+            if (hit && hit.closest("g.el") === g) return [x, y];
+        }
+        return null; }""", name)
+
+
+def tap_on(page, name: str) -> None:
+    """A finger's tap on element ``name``."""
+    point = tap_point(page, name)
+    assert point is not None, f"{name} cannot be tapped"
+    page.touchscreen.tap(*point)
+
+
+def zoom_in_on(page, name: str) -> None:
+    """The first tap on ``name``: the board zooms in around it and nothing is selected yet;
+    then every element in view can be tapped (44 px or more), ``name`` among them."""
+    targets = tap_targets(page)
+    assert min(min(w, h) for w, h in targets.values()) < 44              # the whole board is too small
+    title = page.inner_text("#editor-title")
+    tap_on(page, name)
+    page.wait_for_selector("#zoom-out:visible")
+    assert page.inner_text("#editor-title") == title
+    targets = tap_targets(page)
+    assert name in targets
+    small = {n: (round(w), round(h)) for n, (w, h) in targets.items() if min(w, h) < 44}
+    assert small == {}
+    box = page.locator("#zoom-out").bounding_box()
+    assert min(box["width"], box["height"]) >= 44
+
+
+def whole_board(page) -> bool:
+    return page.evaluate("""() => document.getElementById("overlay").getAttribute("viewBox")
+                                  === ui.item.canvas.join(" ")""")
+
+
+def test_phone_avenue_tap_to_zoom(tmp_path, serve, open_phone):
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    photo, board = board_for(tmp_path, "avenue", truth, {"cell:0,6": "EW", "round:2:score": 9},
+                             ["cell:0,6", "round:2:score"])
+    page = open_phone(serve(board).url)
+    assert page.locator("#overlay").bounding_box()["width"] >= 380
+    zoom_in_on(page, "cell:0,6")
+    tap_on(page, "cell:0,6")                                              # the second tap edits
+    assert page.inner_text("#editor-title") == "cell:0,6"
+    page.tap(f'#editor-body button:has-text("[{avenue.SEGMENTS.index(truth["roads"][0][6]) + 1}]")')
+    page.wait_for_function("ui.item.history.length === 1")
+    assert board.data["roads"][0][6] == truth["roads"][0][6]
+    page.tap("#zoom-out")                                                 # the way back out: the button
+    assert whole_board(page) and not page.locator("#zoom-out").is_visible()
+    zoom_in_on(page, "round:2:score")
+    tap_on(page, "round:2:score")
+    assert page.inner_text("#editor-title") == "round:2:score"
+    page.keyboard.press("Escape")                                         # ... and Esc
+    assert whole_board(page)
+
+
+def test_phone_agricola_tap_to_zoom(tmp_path, serve, open_phone):
+    truth = agricola.to_dict(agricola.from_dict(json.loads((SAMPLES / "agricola-wooden-hut.json").read_text())))
+    fence = next(n for n, v in elements(truth).items() if n.startswith("fence:") and v == 1)
+    space = next(n for n, v in elements(truth).items() if n.startswith("space:") and v.get("kind") == "room")
+    photo, board = board_for(tmp_path, "agricola", truth, {fence: 0, "house": "stone"}, [fence, "house"])
+    page = open_phone(serve(board).url)
+    zoom_in_on(page, fence)
+    assert space.startswith("space:") and fence.startswith("fence:")
+    tap_on(page, fence)                                                   # a fence slot, on its pad
+    assert page.inner_text("#editor-title") == fence
+    page.tap('#editor-body button:has-text("on")')
+    page.wait_for_function("ui.item.history.length === 1")
+    assert elements(board.data)[fence] == 1
+    page.tap("#zoom-out")
+    zoom_in_on(page, "house")                                             # the badge above the farmyard
+    tap_on(page, "house")
+    assert page.inner_text("#editor-title") == "house"
+    page.tap(f'#editor-body button:has-text("{truth["farmyard"]["house"]}")')
+    page.wait_for_function("ui.item.history.length === 2")
+    assert board.data["farmyard"]["house"] == truth["farmyard"]["house"]
+
+
+def test_phone_carcassonne_tap_to_zoom(tmp_path, serve, open_phone):
+    truth = carcassonne.to_dict(carcassonne.from_dict(json.loads((SAMPLES / "carcassonne-1.json").read_text())))
+    photo, board = board_for(tmp_path, "carcassonne", truth, {"tile:2,0": {"tile": "X", "rotation": 0}},
+                             ["tile:2,0", "meeple:4"])
+    page = open_phone(serve(board).url)
+    zoom_in_on(page, "tile:2,0")
+    tap_on(page, "tile:2,0")
+    assert page.inner_text("#editor-title") == "tile:2,0"
+    page.tap('.tile-grid button[data-tile="W"]')                          # the type, from its picture
+    page.wait_for_function("ui.item.history.length === 1")
+    assert [t["tile"] for t in board.data["tiles"] if (t["x"], t["y"]) == (2, 0)] == ["W"]
+    # a meeple, tapped on its pad while zoomed
+    meeple = next(n for n in tap_targets(page) if n.startswith("meeple:") and tap_point(page, n))
+    tap_on(page, meeple)
+    assert page.inner_text("#editor-title") == meeple
+    colour = next(c for c in ("green", "blue") if c != board.data["meeples"][int(meeple.split(":")[1])]["colour"])
+    page.tap(f'#editor-body button.swatch:has-text("{colour}")')
+    page.wait_for_function("ui.item.history.length === 2")
+    assert board.data["meeples"][int(meeple.split(":")[1])]["colour"] == colour
+    # a drag moves the zoomed board and selects nothing
+    before = page.get_attribute("#overlay", "viewBox")
+    box = page.locator("#overlay").bounding_box()
+    page.mouse.move(box["x"] + 200, box["y"] + 100)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 120, box["y"] + 60, steps=5)
+    page.mouse.up()
+    assert page.get_attribute("#overlay", "viewBox") != before and page.inner_text("#editor-title") == meeple
+    page.keyboard.press("Escape")
+    assert whole_board(page)
+
+
+def test_phone_pinch_zoom_still_works(tmp_path, serve, open_phone):
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    photo, board = board_for(tmp_path, "avenue", truth, {"cell:0,6": "EW"}, ["cell:0,6"])
+    page = open_phone(serve(board).url)
+    pinch = lambda: page.evaluate("getComputedStyle(document.getElementById('overlay')).touchAction")  # noqa: E731
+    assert pinch() in ("auto", "manipulation") or "pinch-zoom" in pinch()  # manipulation: pinch-zoom and pans
+    assert "user-scalable=no" not in page.get_attribute('meta[name="viewport"]', "content")
+    box = page.locator("#overlay").bounding_box()
+    # a pinch on the board (headless Chromium scales the page for a trackpad's pinch, not for a
+    # synthesized touch one, not even on a blank page; touch-action above is what lets a finger's through)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.synthesizePinchGesture", {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2,
+                                               "scaleFactor": 2.0, "gestureSourceType": "mouse"})
+    page.wait_for_function("window.visualViewport.scale > 1.5")
+    tap_on(page, "cell:0,6")                                               # the board's own zoom works as well
+    page.wait_for_selector("#zoom-out:visible")
+    assert "pinch-zoom" in pinch()                                         # zoomed: one finger drags, two pinch
+
+
+# ---------------------------------------------------------------------------
 # A 72-tile layout: the page is interactive at once, and an edit comes back rescored quickly.
 
 def test_a_72_tile_layout_is_quick(serve, open_page):
