@@ -17,6 +17,10 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
+if __name__ == "__main__":          # run as a script (bench, screenshots): this checkout's packages
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 import scoring
 from scoring import agricola, avenue, carcassonne
 from scoring.elements import elements, set_element
@@ -563,28 +567,42 @@ def test_phone_pinch_zoom_still_works(tmp_path, serve, open_phone):
 # ---------------------------------------------------------------------------
 # A 72-tile layout: the page is interactive at once, and an edit comes back rescored quickly.
 
-def test_a_72_tile_layout_is_quick(serve, open_page):
+def layout_72(seed: int = 3) -> tuple[review.Review, dict]:
+    """A random 72-tile layout with meeples, on a plain picture as a photo would give it."""
     import random
 
-    rng = random.Random(3)
+    rng = random.Random(seed)
     layout = carcassonne.random_meeples(rng, carcassonne.random_layout(rng, 72), ("red", "blue", "green", "yellow"))
     data = carcassonne.to_dict(layout)
     board = review.Review("carcassonne", data, rectified=blank_picture("carcassonne", data),
                           frame=review.LayoutFrame(min(t["x"] for t in data["tiles"]), min(t["y"] for t in data["tiles"]),
                                                    96.0, 96.0, 48.0, 48.0))
+    return board, data
+
+
+#: An edit as the page makes it, timed from the change to the next frame after the rescored
+#: board is drawn (the bench below prints these times; the test only checks what they measure).
+TIMED_EDIT = """async (name) => {
+    select(name);
+    const t = performance.now();
+    await act(() => commit({ ...element(name).value, rotation: (element(name).value.rotation + 90) % 360 }));
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+    return performance.now() - t; }"""
+
+
+def test_a_72_tile_layout(serve, open_page):
+    """Every tile drawn, the page marked ready, an edit rescored and drawn. Its times are
+    measured by ``python tests/test_review_browser.py bench``, not asserted here."""
+    board, data = layout_72()
     page = open_page(serve(board).url)
-    ready_ms = page.evaluate("performance.now()")            # since the page was asked for
     assert page.locator("#marks g.el.tile:not(.free)").count() == 72
+    assert page.evaluate("performance.getEntriesByName('scorelens-ready').length") == 1
     name = "tile:%d,%d" % (data["tiles"][5]["x"], data["tiles"][5]["y"])
-    edit_ms = page.evaluate("""async (name) => {
-        select(name);
-        const t = performance.now();
-        await act(() => commit({ ...element(name).value, rotation: (element(name).value.rotation + 90) % 360 }));
-        return performance.now() - t; }""", name)
+    page.evaluate(TIMED_EDIT, name)
     assert len(board.history) == 1
-    print(f"72 tiles: interactive after {ready_ms:.0f} ms, an edit rescored and drawn in {edit_ms:.0f} ms")
-    # the targets are 1 s and 200 ms; the bounds here leave room for a loaded CI machine
-    assert ready_ms < 5000 and edit_ms < 2000
+    card = carcassonne.score(carcassonne.from_dict(board.data))
+    assert page.inner_text("#total") == " · ".join(f"{c} {t}" for c, t in card.totals.items())
+    assert page.locator(f'#marks g[data-name="{name}"].fixed').count() == 1
 
 
 # ---------------------------------------------------------------------------
@@ -708,3 +726,59 @@ def test_the_standings_fall_back_to_polling_when_the_stream_drops(serve_server, 
         assert asked.count("/api/standings") >= 2
     finally:
         page.close()
+
+
+# ---------------------------------------------------------------------------
+# Not tests: the timing bench and the screenshots of docs/review.md.
+#
+#   python tests/test_review_browser.py bench [--loads 6] [--edits 10]
+#   python tests/test_review_browser.py screenshots [--out docs/img]
+
+def bench(loads: int = 6, edits: int = 10) -> None:
+    """Print how soon the page of a 72-tile layout is ready in Chromium (the ``scorelens-ready``
+    mark: drawn, the first element selected, taking taps and keys; from navigation start), and
+    how long an edit takes to come back rescored and drawn, on a laptop and on a phone."""
+    import statistics
+
+    from playwright.sync_api import sync_playwright
+
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        print(f"Chromium {chromium.version}; a 72-tile Carcassonne layout with meeples (seed 3)", flush=True)
+        for label, size, phone in (("laptop 1400x900", (1400, 900), False), ("phone 390x844", (390, 844), True)):
+            ready, edit = [], []
+            for i in range(loads):
+                board, data = layout_72()
+                srv, _ = review.start_server([board])
+                context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=phone,
+                                               is_mobile=phone, bypass_csp=True)    # for the wait below
+                page = context.new_page()
+                page.goto(srv.url)
+                page.wait_for_function("performance.getEntriesByName('scorelens-ready').length === 1")
+                ready.append(page.evaluate("performance.getEntriesByName('scorelens-ready')[0].startTime"))
+                for k in range(edits):
+                    tile = data["tiles"][(5 + 7 * k) % len(data["tiles"])]
+                    edit.append(page.evaluate(TIMED_EDIT, f"tile:{tile['x']},{tile['y']}"))
+                context.close()
+                srv.shutdown()
+                srv.server_close()
+            print(f"{label}: ready after {ready[0]:.0f} ms on the first load (a fresh server), "
+                  f"median {statistics.median(ready[1:]):.0f} ms (max {max(ready[1:]):.0f}) over {loads - 1} more; "
+                  f"an edit rescored and drawn: median {statistics.median(edit):.0f} ms, "
+                  f"max {max(edit):.0f} ms over {len(edit)} edits")
+        chromium.close()
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    b = sub.add_parser("bench", help="time the page of a 72-tile layout, and an edit")
+    b.add_argument("--loads", type=int, default=6)
+    b.add_argument("--edits", type=int, default=10)
+    args = parser.parse_args()
+    if args.what == "bench":
+        bench(args.loads, args.edits)

@@ -53,6 +53,7 @@ async function loadBoards() {
   const asked = /board=(\d+)/.exec(location.hash);          // review?t=...#board=N opens board N
   const first = asked && ui.boards.find((b) => b.id === Number(asked[1]));
   if (ui.boards.length) await showBoard((first || ui.boards[0]).id);
+  performance.mark("scorelens-ready");           // drawn, and taking taps and keys (tests/test_review_browser.py bench)
 }
 
 async function showBoard(id) {
