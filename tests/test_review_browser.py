@@ -468,7 +468,7 @@ def zoom_in_on(page, name: str) -> None:
 
 def whole_board(page) -> bool:
     return page.evaluate("""() => document.getElementById("overlay").getAttribute("viewBox")
-                                  === ui.item.canvas.join(" ")""")
+                                  === boardCanvas().join(" ")""")
 
 
 def test_phone_avenue_tap_to_zoom(tmp_path, serve, open_phone):
@@ -771,6 +771,47 @@ def bench(loads: int = 6, edits: int = 10) -> None:
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
+#: The review page of each game in docs/review.md: a sample photo, read by the shipped reader.
+SCREENSHOT_PHOTOS = {"avenue": "avenue-photo-1.jpg", "agricola": "agricola-photo-2.jpg",
+                     "carcassonne": "carcassonne-photo-1.jpg"}
+
+
+def screenshots(out: Path) -> None:
+    """docs/img/review-GAME-laptop.jpg (1400x900) and review-GAME-phone.jpg (390x844, after the
+    first tap on the first element to check has zoomed the board in)."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    os.environ["SCORELENS_HOME"] = tempfile.mkdtemp()       # the shipped models, nothing of this user's
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        for game, name in SCREENSHOT_PHOTOS.items():
+            board = review.open_photo(SAMPLES / name, game)
+            srv, _ = review.start_server([board])
+            for device, size, phone in (("laptop", (1400, 900), False), ("phone", (390, 844), True)):
+                context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=phone,
+                                               is_mobile=phone)
+                page = context.new_page()
+                page.goto(srv.url)
+                page.wait_for_selector("#marks g.el")
+                page.wait_for_function("[...document.querySelectorAll('#overlay image')].every((i) => i.getBBox().width > 0)")
+                if phone:
+                    first = page.evaluate("ui.selected")
+                    if first:
+                        tap_on(page, first)
+                        page.wait_for_selector("#zoom-out:visible")
+                page.wait_for_timeout(300)
+                path = out / f"review-{game}-{device}.jpg"
+                page.screenshot(path=str(path), type="jpeg", quality=80)
+                print(f"wrote {path} ({board.name if hasattr(board, 'name') else name})")
+                context.close()
+            srv.shutdown()
+            srv.server_close()
+        chromium.close()
+
+
 if __name__ == "__main__":
     import argparse
 
@@ -779,6 +820,10 @@ if __name__ == "__main__":
     b = sub.add_parser("bench", help="time the page of a 72-tile layout, and an edit")
     b.add_argument("--loads", type=int, default=6)
     b.add_argument("--edits", type=int, default=10)
+    shots = sub.add_parser("screenshots", help="the review page of each game's sample photo, laptop and phone")
+    shots.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "img")
     args = parser.parse_args()
     if args.what == "bench":
         bench(args.loads, args.edits)
+    else:
+        screenshots(args.out)

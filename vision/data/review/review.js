@@ -319,7 +319,8 @@ function drawMarks() {
   const g = $("marks"), item = ui.item;
   g.replaceChildren();
   const tiles = item.game === "carcassonne";
-  for (const el of item.elements) {
+  const last = (el) => (el.kind === "house" ? 1 : 0);     // the house badge over the top fences' pads
+  for (const el of item.elements.slice().sort((a, b) => last(a) - last(b))) {
     if (!el.box) continue;
     const [x0, y0, x1, y1] = el.box;
     const w = x1 - x0, h = y1 - y0;
@@ -779,15 +780,16 @@ function renderHistory() {
 // ---------------------------------------------------------------- a phone: tap to zoom
 //
 // On a narrow screen the whole board's elements are smaller than a finger. A first tap on the
-// board zooms the region tapped until every element in view is at least TAP_PX wide and high;
-// a tap then edits. Drag to move the zoomed board; "whole board" (or Esc) zooms back out. The
-// page's own pinch zoom is left to the browser (touch-action: pinch-zoom).
+// board zooms in around it, to the one scale of that board at which every element is at least
+// TAP_PX wide and high; a tap then edits. Drag to move the zoomed board; "whole board" (or Esc)
+// zooms back out. The page's own pinch zoom is left to the browser (touch-action: pinch-zoom).
 
 const TAP_PX = 48;                           // the smallest tap target once zoomed (44 and some room)
 const NARROW = window.matchMedia("(max-width: 760px)");
 
 // On a phone, thin or small elements get a larger invisible pad to tap: a fence a band 0.4 of
-// its length wide (short of the crossings), a meeple a disc 1.6 times its spot. Board units.
+// its length wide (short of the crossings), a meeple a disc 1.6 times its spot, the house badge
+// twice as tall (into the margin above the board). Board units.
 function padOf(el) {
   const [x0, y0, x1, y1] = el.box;
   const w = x1 - x0, h = y1 - y0, cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
@@ -800,42 +802,45 @@ function padOf(el) {
     if (trim <= 0) return null;
     return w >= h ? [x0 + trim, cy - band / 2, x1 - trim, cy + band / 2] : [cx - band / 2, y0 + trim, cx + band / 2, y1 - trim];
   }
+  if (el.kind === "house") return [x0, y0 - h, x1, y1];
   return null;
 }
 
 const targetOf = (el) => (ui.narrow && padOf(el)) || el.box;
-const overlaps = (b, [x, y, w, h]) => b[0] < x + w && b[2] > x && b[1] < y + h && b[3] > y;
 
-// Board units to CSS pixels with the whole board shown.
-const wholeScale = () => $("overlay").clientWidth / ui.item.canvas[2];
+// The board's view box: the page's canvas and, on a phone, every pad.
+function boardCanvas() {
+  const [x, y, w, h] = ui.item.canvas;
+  if (!ui.narrow) return [x, y, w, h];
+  let [a, b, c, d] = [x, y, x + w, y + h];
+  for (const e of ui.item.elements) {
+    if (!e.box) continue;
+    const t = targetOf(e);
+    [a, b, c, d] = [Math.min(a, t[0]), Math.min(b, t[1]), Math.max(c, t[2]), Math.max(d, t[3])];
+  }
+  return [a, b, c - a, d - b];
+}
 
-// The region shown at `scale` (CSS px per board unit) around (cx, cy), kept on the board.
+// CSS px per board unit with the whole board shown, and once zoomed in: the scale at which
+// the smallest tap target of the board is TAP_PX.
+const wholeScale = () => $("overlay").clientWidth / boardCanvas()[2];
+function zoomScale() {
+  const sizes = ui.item.elements.filter((e) => e.box).map((e) => { const b = targetOf(e); return Math.min(b[2] - b[0], b[3] - b[1]); });
+  return Math.max(wholeScale(), sizes.length ? TAP_PX / Math.min(...sizes) : 0);
+}
+
+// The region shown at `scale` around (cx, cy), kept on the board.
 function zoomWindow(cx, cy, scale) {
-  const [X, Y, W, H] = ui.item.canvas;
+  const [X, Y, W, H] = boardCanvas();
   const f = scale / wholeScale();
   const w = W / f, h = H / f;
   const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
   return [clamp(cx - w / 2, X, X + W - w), clamp(cy - h / 2, Y, Y + H - h), w, h];
 }
 
-// The least scale at which every element in view around (cx, cy) is TAP_PX or more: zooming
-// in only ever shrinks the region, so the elements of the last region were all counted.
-function zoomScaleAt(cx, cy) {
-  let scale = wholeScale();
-  for (let k = 0; k < 8; k++) {
-    const region = zoomWindow(cx, cy, scale);
-    const sizes = ui.item.elements.filter((e) => e.box && overlaps(targetOf(e), region))
-      .map((e) => { const b = targetOf(e); return Math.min(b[2] - b[0], b[3] - b[1]); });
-    const need = sizes.length ? TAP_PX / Math.min(...sizes) : scale;
-    if (!(need > scale * 1.001)) break;
-    scale = need;
-  }
-  return scale;
-}
-
 function showZoom() {
   const svg = $("overlay");
-  const [x, y, w, h] = ui.zoom || ui.item.canvas;
+  const [x, y, w, h] = ui.zoom || boardCanvas();
   svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   svg.classList.toggle("zoomed", Boolean(ui.zoom));
   $("zoom-out").hidden = !ui.zoom;
@@ -859,8 +864,7 @@ function keepInView(name) {
   if (!ui.zoom || !el || !el.box) return;
   const [x, y, w, h] = ui.zoom, b = el.box;
   if (b[0] >= x && b[1] >= y && b[2] <= x + w && b[3] <= y + h) return;
-  const cx = (b[0] + b[2]) / 2, cy = (b[1] + b[3]) / 2;
-  zoomTo(cx, cy, Math.max(zoomScaleAt(cx, cy), $("overlay").clientWidth / w));
+  zoomTo((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, $("overlay").clientWidth / w);
 }
 
 function boardPoint(e) {
@@ -880,7 +884,7 @@ function setUpZoom() {
     }
     if (!ui.narrow || ui.zoom || !ui.item) return;
     const p = boardPoint(e);
-    const scale = zoomScaleAt(p.x, p.y);
+    const scale = zoomScale();
     if (scale <= wholeScale() * 1.001) return;    // large enough already: the tap edits
     e.stopPropagation();
     zoomTo(p.x, p.y, scale);
@@ -897,7 +901,7 @@ function setUpZoom() {
     if (!drag.moved) svg.setPointerCapture(e.pointerId);
     drag.moved = true;
     const k = d.box[2] / svg.clientWidth;
-    const [X, Y, W, H] = ui.item.canvas;
+    const [X, Y, W, H] = boardCanvas();
     const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
     ui.zoom = [clamp(d.box[0] - dx * k, X, X + W - d.box[2]), clamp(d.box[1] - dy * k, Y, Y + H - d.box[3]), d.box[2], d.box[3]];
     showZoom();
@@ -913,8 +917,11 @@ function setUpZoom() {
     const was = ui.narrow;
     ui.narrow = NARROW.matches;
     if (!ui.item) return;
-    if (!ui.narrow && ui.zoom) zoomOut();
-    if (was !== ui.narrow) drawMarks();
+    if (was !== ui.narrow) {
+      ui.zoom = null;
+      showZoom();
+      drawMarks();
+    }
   };
   NARROW.addEventListener("change", fit);
   ui.narrow = NARROW.matches;
