@@ -92,7 +92,7 @@ def clean_name(text: str | None, params: ServeParams = SERVE) -> str | None:
     """
     if not text:
         return None
-    text = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:params.max_name]
+    text = "".join(ch for ch in " ".join(text.split()) if ch.isprintable())[:params.max_name].strip()
     return text or None
 
 
