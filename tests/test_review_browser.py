@@ -157,7 +157,7 @@ def test_avenue_every_kind(tmp_path, serve, open_page):
     misread = {"cell:0,6": "EW", "round:2:score": 9, "round:1:farm": None}
     photo, board = board_for(tmp_path, "avenue", truth, misread, ["cell:0,6", "round:2:score", "round:1:farm"])
     page = open_page(serve(board).url)
-    assert page.inner_text("#editor-title") == "cell:0,6"             # the first flagged element
+    shows(page, "cell:0,6")             # the first flagged element
     assert not unsaved_prompt(page)
     page.keyboard.press("ArrowDown")                                  # the road joins S ...
     page.keyboard.press("ArrowLeft")                                  # ... and W: SW
@@ -202,7 +202,7 @@ def test_boards_are_switched_by_keys_and_the_list(tmp_path, serve, open_page):
     page.keyboard.press("]")
     page.wait_for_function("ui.id === 1")
     page.wait_for_selector('#marks g[data-name="house"]')
-    assert page.inner_text("#editor-title") == "house"
+    shows(page, "house")
     page.keyboard.press("[")
     page.wait_for_function("ui.id === 0")
     page.select_option("#boards", "1")
@@ -269,13 +269,13 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
                "tile:1,0": {"tile": "U", "rotation": 0}}          # really U at 90
     photo, board = board_for(tmp_path, "carcassonne", truth, misread, ["tile:2,0", "tile:1,0", "meeple:4"])
     page = open_page(serve(board).url)
-    assert page.inner_text("#editor-title") == "tile:2,0"
+    shows(page, "tile:2,0")
 
     # n / p move on, whatever the element: never a tile type
     page.keyboard.press("n")
     assert page.inner_text("#editor-title") == "tile:1,0"
     page.keyboard.press("p")
-    assert page.inner_text("#editor-title") == "tile:2,0"
+    shows(page, "tile:2,0")
     assert board.history == []
 
     page.click('.tile-grid button[data-tile="W"]')                 # the type, from its picture
@@ -449,6 +449,11 @@ def tap_on(page, name: str) -> None:
     page.touchscreen.tap(*point)
 
 
+def shows(page, name: str) -> None:
+    """Wait until the editor shows element ``name`` (a tap's click comes after its touch events)."""
+    page.wait_for_function("(name) => document.getElementById('editor-title').textContent === name", arg=name)
+
+
 def zoom_in_on(page, name: str) -> None:
     """The first tap on ``name``: the board zooms in around it and nothing is selected yet;
     then every element in view can be tapped (44 px or more), ``name`` among them."""
@@ -479,7 +484,7 @@ def test_phone_avenue_tap_to_zoom(tmp_path, serve, open_phone):
     assert page.locator("#overlay").bounding_box()["width"] >= 380
     zoom_in_on(page, "cell:0,6")
     tap_on(page, "cell:0,6")                                              # the second tap edits
-    assert page.inner_text("#editor-title") == "cell:0,6"
+    shows(page, "cell:0,6")
     page.tap(f'#editor-body button:has-text("[{avenue.SEGMENTS.index(truth["roads"][0][6]) + 1}]")')
     page.wait_for_function("ui.item.history.length === 1")
     assert board.data["roads"][0][6] == truth["roads"][0][6]
@@ -487,7 +492,7 @@ def test_phone_avenue_tap_to_zoom(tmp_path, serve, open_phone):
     assert whole_board(page) and not page.locator("#zoom-out").is_visible()
     zoom_in_on(page, "round:2:score")
     tap_on(page, "round:2:score")
-    assert page.inner_text("#editor-title") == "round:2:score"
+    shows(page, "round:2:score")
     page.keyboard.press("Escape")                                         # ... and Esc
     assert whole_board(page)
 
@@ -501,14 +506,14 @@ def test_phone_agricola_tap_to_zoom(tmp_path, serve, open_phone):
     zoom_in_on(page, fence)
     assert space.startswith("space:") and fence.startswith("fence:")
     tap_on(page, fence)                                                   # a fence slot, on its pad
-    assert page.inner_text("#editor-title") == fence
+    shows(page, fence)
     page.tap('#editor-body button:has-text("on")')
     page.wait_for_function("ui.item.history.length === 1")
     assert elements(board.data)[fence] == 1
     page.tap("#zoom-out")
     zoom_in_on(page, "house")                                             # the badge above the farmyard
     tap_on(page, "house")
-    assert page.inner_text("#editor-title") == "house"
+    shows(page, "house")
     page.tap(f'#editor-body button:has-text("{truth["farmyard"]["house"]}")')
     page.wait_for_function("ui.item.history.length === 2")
     assert board.data["farmyard"]["house"] == truth["farmyard"]["house"]
@@ -521,14 +526,14 @@ def test_phone_carcassonne_tap_to_zoom(tmp_path, serve, open_phone):
     page = open_phone(serve(board).url)
     zoom_in_on(page, "tile:2,0")
     tap_on(page, "tile:2,0")
-    assert page.inner_text("#editor-title") == "tile:2,0"
+    shows(page, "tile:2,0")
     page.tap('.tile-grid button[data-tile="W"]')                          # the type, from its picture
     page.wait_for_function("ui.item.history.length === 1")
     assert [t["tile"] for t in board.data["tiles"] if (t["x"], t["y"]) == (2, 0)] == ["W"]
     # a meeple, tapped on its pad while zoomed
     meeple = next(n for n in tap_targets(page) if n.startswith("meeple:") and tap_point(page, n))
     tap_on(page, meeple)
-    assert page.inner_text("#editor-title") == meeple
+    shows(page, meeple)
     colour = next(c for c in ("green", "blue") if c != board.data["meeples"][int(meeple.split(":")[1])]["colour"])
     page.tap(f'#editor-body button.swatch:has-text("{colour}")')
     page.wait_for_function("ui.item.history.length === 2")
@@ -639,7 +644,7 @@ def test_serve_on_a_phone(tmp_path, browser):
         page.wait_for_selector("#standings td:has-text('Ann')")
         page.click("#result a")                                   # the review page of this board
         page.wait_for_selector("#marks g.el")
-        assert page.inner_text("#editor-title") == "cell:0,6"
+        shows(page, "cell:0,6")
         page.keyboard.press(str(avenue.SEGMENTS.index(truth["roads"][0][6]) + 1))
         page.keyboard.press("Enter")
         page.wait_for_selector('#marks g[data-name="cell:0,6"].fixed')
