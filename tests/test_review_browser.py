@@ -538,14 +538,20 @@ def test_phone_carcassonne_tap_to_zoom(tmp_path, serve, open_phone):
     page.tap(f'#editor-body button.swatch:has-text("{colour}")')
     page.wait_for_function("ui.item.history.length === 2")
     assert board.data["meeples"][int(meeple.split(":")[1])]["colour"] == colour
-    # a drag moves the zoomed board and selects nothing
-    before = page.get_attribute("#overlay", "viewBox")
+    # a finger's drag moves the zoomed board (not the page) and selects nothing
+    page.evaluate("document.getElementById('overlay').scrollIntoView()")
+    before, scrolled = page.get_attribute("#overlay", "viewBox"), page.evaluate("scrollY")
     box = page.locator("#overlay").bounding_box()
-    page.mouse.move(box["x"] + 200, box["y"] + 100)
-    page.mouse.down()
-    page.mouse.move(box["x"] + 120, box["y"] + 60, steps=5)
-    page.mouse.up()
-    assert page.get_attribute("#overlay", "viewBox") != before and page.inner_text("#editor-title") == meeple
+    cdp = page.context.new_cdp_session(page)
+    x, y = box["x"] + 100, box["y"] + 60
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 6):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + 16 * k, "y": y + 8 * k}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    moved = [float(v) - float(u) for u, v in zip(before.split(), page.get_attribute("#overlay", "viewBox").split())]
+    assert moved[0] < 0 and moved[2:] == [0, 0]                          # the board follows the finger
+    assert page.evaluate("scrollY") == scrolled
+    shows(page, meeple)
     page.keyboard.press("Escape")
     assert whole_board(page)
 
