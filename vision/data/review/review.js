@@ -776,7 +776,6 @@ function renderHistory() {
   }));
 }
 
-
 // ---------------------------------------------------------------- a phone: tap to zoom
 //
 // On a narrow screen the whole board's elements are smaller than a finger. A first tap on the
