@@ -12,9 +12,14 @@ import json
 import os
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
+
+if __name__ == "__main__":          # run as a script (bench, screenshots): this checkout's packages
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scoring
 from scoring import agricola, avenue, carcassonne
@@ -152,7 +157,7 @@ def test_avenue_every_kind(tmp_path, serve, open_page):
     misread = {"cell:0,6": "EW", "round:2:score": 9, "round:1:farm": None}
     photo, board = board_for(tmp_path, "avenue", truth, misread, ["cell:0,6", "round:2:score", "round:1:farm"])
     page = open_page(serve(board).url)
-    assert page.inner_text("#editor-title") == "cell:0,6"             # the first flagged element
+    shows(page, "cell:0,6")             # the first flagged element
     assert not unsaved_prompt(page)
     page.keyboard.press("ArrowDown")                                  # the road joins S ...
     page.keyboard.press("ArrowLeft")                                  # ... and W: SW
@@ -197,7 +202,7 @@ def test_boards_are_switched_by_keys_and_the_list(tmp_path, serve, open_page):
     page.keyboard.press("]")
     page.wait_for_function("ui.id === 1")
     page.wait_for_selector('#marks g[data-name="house"]')
-    assert page.inner_text("#editor-title") == "house"
+    shows(page, "house")
     page.keyboard.press("[")
     page.wait_for_function("ui.id === 0")
     page.select_option("#boards", "1")
@@ -264,13 +269,13 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
                "tile:1,0": {"tile": "U", "rotation": 0}}          # really U at 90
     photo, board = board_for(tmp_path, "carcassonne", truth, misread, ["tile:2,0", "tile:1,0", "meeple:4"])
     page = open_page(serve(board).url)
-    assert page.inner_text("#editor-title") == "tile:2,0"
+    shows(page, "tile:2,0")
 
     # n / p move on, whatever the element: never a tile type
     page.keyboard.press("n")
     assert page.inner_text("#editor-title") == "tile:1,0"
     page.keyboard.press("p")
-    assert page.inner_text("#editor-title") == "tile:2,0"
+    shows(page, "tile:2,0")
     assert board.history == []
 
     page.click('.tile-grid button[data-tile="W"]')                 # the type, from its picture
@@ -383,30 +388,232 @@ def test_phone_layout(tmp_path, serve, open_page):
 
 
 # ---------------------------------------------------------------------------
+# A phone, 390 x 844 with touch: a first tap zooms the board until every element in view is
+# at least 44 px, a second tap edits; "whole board" and Esc zoom out; pinch zoom still works.
+
+@pytest.fixture
+def open_phone(browser):
+    contexts = []
+
+    def open_(url: str):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                                      bypass_csp=True)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+        page.goto(url)
+        page.wait_for_selector("#marks g.el")
+        return page
+
+    yield open_
+    for context in contexts:
+        for page in context.pages:
+            assert page.errors == []
+        context.close()
+
+
+def tap_targets(page) -> dict[str, tuple[float, float]]:
+    """Width and height in CSS px of the tap target (its pad, else its box) of every element
+    at least partly in view on the board."""
+    return {name: (w, h) for name, w, h in page.evaluate("""() => {
+        const view = document.getElementById("overlay").getBoundingClientRect();
+        return [...document.querySelectorAll("#marks g.el")].map((g) => {
+            const r = (g.querySelector(".pad") || g.querySelector(".hit")).getBoundingClientRect();
+            const seen = r.right > view.left && r.left < view.right && r.bottom > view.top && r.top < view.bottom;
+            return seen ? [g.dataset.name, r.width, r.height] : null; }).filter(Boolean); }""")}
+
+
+def tap_point(page, name: str) -> list[float] | None:
+    """A point in view of element ``name`` that nothing else covers, or None."""
+    return page.evaluate("""(name) => {
+        const g = document.querySelector(`#marks g[data-name="${name}"]`);
+        document.getElementById("overlay").scrollIntoView({ block: "nearest" });     // back up to the board
+        const r = (g.querySelector(".pad") || g.querySelector(".hit")).getBoundingClientRect();
+        const view = document.getElementById("overlay").getBoundingClientRect();
+        for (const [u, v] of [[.5, .5], [.15, .85], [.85, .85], [.15, .15], [.85, .15], [.5, .85], [.5, .15]]) {
+            const x = r.left + u * r.width, y = r.top + v * r.height;
+            if (x < view.left || x > view.right || y < view.top || y > view.bottom) continue;
+            const hit = document.elementFromPoint(x, y);
+            if (hit && hit.closest("g.el") === g) return [x, y];
+        }
+        return null; }""", name)
+
+
+def tap_on(page, name: str) -> None:
+    """A finger's tap on element ``name``."""
+    point = tap_point(page, name)
+    assert point is not None, f"{name} cannot be tapped"
+    page.touchscreen.tap(*point)
+
+
+def shows(page, name: str) -> None:
+    """Wait until the editor shows element ``name`` (a tap's click comes after its touch events)."""
+    page.wait_for_function("(name) => document.getElementById('editor-title').textContent === name", arg=name)
+
+
+def zoom_in_on(page, name: str) -> None:
+    """The first tap on ``name``: the board zooms in around it and nothing is selected yet;
+    then every element in view can be tapped (44 px or more), ``name`` among them."""
+    targets = tap_targets(page)
+    assert min(min(w, h) for w, h in targets.values()) < 44              # the whole board is too small
+    title = page.inner_text("#editor-title")
+    tap_on(page, name)
+    page.wait_for_selector("#zoom-out:visible")
+    assert page.inner_text("#editor-title") == title
+    targets = tap_targets(page)
+    assert name in targets
+    small = {n: (round(w), round(h)) for n, (w, h) in targets.items() if min(w, h) < 44}
+    assert small == {}
+    box = page.locator("#zoom-out").bounding_box()
+    assert min(box["width"], box["height"]) >= 44
+
+
+def whole_board(page) -> bool:
+    return page.evaluate("""() => document.getElementById("overlay").getAttribute("viewBox")
+                                  === boardCanvas().join(" ")""")
+
+
+def test_phone_avenue_tap_to_zoom(tmp_path, serve, open_phone):
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    photo, board = board_for(tmp_path, "avenue", truth, {"cell:0,6": "EW", "round:2:score": 9},
+                             ["cell:0,6", "round:2:score"])
+    page = open_phone(serve(board).url)
+    assert page.locator("#overlay").bounding_box()["width"] >= 380
+    zoom_in_on(page, "cell:0,6")
+    tap_on(page, "cell:0,6")                                              # the second tap edits
+    shows(page, "cell:0,6")
+    page.tap(f'#editor-body button:has-text("[{avenue.SEGMENTS.index(truth["roads"][0][6]) + 1}]")')
+    page.wait_for_function("ui.item.history.length === 1")
+    assert board.data["roads"][0][6] == truth["roads"][0][6]
+    page.tap("#zoom-out")                                                 # the way back out: the button
+    assert whole_board(page) and not page.locator("#zoom-out").is_visible()
+    zoom_in_on(page, "round:2:score")
+    tap_on(page, "round:2:score")
+    shows(page, "round:2:score")
+    page.keyboard.press("Escape")                                         # ... and Esc
+    assert whole_board(page)
+
+
+def test_phone_agricola_tap_to_zoom(tmp_path, serve, open_phone):
+    truth = agricola.to_dict(agricola.from_dict(json.loads((SAMPLES / "agricola-wooden-hut.json").read_text())))
+    fence = next(n for n, v in elements(truth).items() if n.startswith("fence:") and v == 1)
+    space = next(n for n, v in elements(truth).items() if n.startswith("space:") and v.get("kind") == "room")
+    photo, board = board_for(tmp_path, "agricola", truth, {fence: 0, "house": "stone"}, [fence, "house"])
+    page = open_phone(serve(board).url)
+    zoom_in_on(page, fence)
+    assert space.startswith("space:") and fence.startswith("fence:")
+    tap_on(page, fence)                                                   # a fence slot, on its pad
+    shows(page, fence)
+    page.tap('#editor-body button:has-text("on")')
+    page.wait_for_function("ui.item.history.length === 1")
+    assert elements(board.data)[fence] == 1
+    page.tap("#zoom-out")
+    zoom_in_on(page, "house")                                             # the badge above the farmyard
+    tap_on(page, "house")
+    shows(page, "house")
+    page.tap(f'#editor-body button:has-text("{truth["farmyard"]["house"]}")')
+    page.wait_for_function("ui.item.history.length === 2")
+    assert board.data["farmyard"]["house"] == truth["farmyard"]["house"]
+
+
+def test_phone_carcassonne_tap_to_zoom(tmp_path, serve, open_phone):
+    truth = carcassonne.to_dict(carcassonne.from_dict(json.loads((SAMPLES / "carcassonne-1.json").read_text())))
+    photo, board = board_for(tmp_path, "carcassonne", truth, {"tile:2,0": {"tile": "X", "rotation": 0}},
+                             ["tile:2,0", "meeple:4"])
+    page = open_phone(serve(board).url)
+    zoom_in_on(page, "tile:2,0")
+    tap_on(page, "tile:2,0")
+    shows(page, "tile:2,0")
+    page.tap('.tile-grid button[data-tile="W"]')                          # the type, from its picture
+    page.wait_for_function("ui.item.history.length === 1")
+    assert [t["tile"] for t in board.data["tiles"] if (t["x"], t["y"]) == (2, 0)] == ["W"]
+    # a meeple, tapped on its pad while zoomed
+    meeple = next(n for n in tap_targets(page) if n.startswith("meeple:") and tap_point(page, n))
+    tap_on(page, meeple)
+    shows(page, meeple)
+    colour = next(c for c in ("green", "blue") if c != board.data["meeples"][int(meeple.split(":")[1])]["colour"])
+    page.tap(f'#editor-body button.swatch:has-text("{colour}")')
+    page.wait_for_function("ui.item.history.length === 2")
+    assert board.data["meeples"][int(meeple.split(":")[1])]["colour"] == colour
+    # a finger's drag moves the zoomed board (not the page) and selects nothing
+    page.evaluate("document.getElementById('overlay').scrollIntoView()")
+    before, scrolled = page.get_attribute("#overlay", "viewBox"), page.evaluate("scrollY")
+    box = page.locator("#overlay").bounding_box()
+    cdp = page.context.new_cdp_session(page)
+    x, y = box["x"] + 100, box["y"] + 60
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 6):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + 16 * k, "y": y + 8 * k}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    moved = [float(v) - float(u) for u, v in zip(before.split(), page.get_attribute("#overlay", "viewBox").split())]
+    assert moved[0] < 0 and moved[2:] == [0, 0]                          # the board follows the finger
+    assert page.evaluate("scrollY") == scrolled
+    shows(page, meeple)
+    page.keyboard.press("Escape")
+    assert whole_board(page)
+
+
+def test_phone_pinch_zoom_still_works(tmp_path, serve, open_phone):
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    photo, board = board_for(tmp_path, "avenue", truth, {"cell:0,6": "EW"}, ["cell:0,6"])
+    page = open_phone(serve(board).url)
+    pinch = lambda: page.evaluate("getComputedStyle(document.getElementById('overlay')).touchAction")  # noqa: E731
+    assert pinch() in ("auto", "manipulation") or "pinch-zoom" in pinch()  # manipulation: pinch-zoom and pans
+    assert "user-scalable=no" not in page.get_attribute('meta[name="viewport"]', "content")
+    box = page.locator("#overlay").bounding_box()
+    # a pinch on the board (headless Chromium scales the page for a trackpad's pinch, not for a
+    # synthesized touch one, not even on a blank page; touch-action above is what lets a finger's through)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.synthesizePinchGesture", {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2,
+                                               "scaleFactor": 2.0, "gestureSourceType": "mouse"})
+    page.wait_for_function("window.visualViewport.scale > 1.5")
+    tap_on(page, "cell:0,6")                                               # the board's own zoom works as well
+    page.wait_for_selector("#zoom-out:visible")
+    assert "pinch-zoom" in pinch()                                         # zoomed: one finger drags, two pinch
+
+
+# ---------------------------------------------------------------------------
 # A 72-tile layout: the page is interactive at once, and an edit comes back rescored quickly.
 
-def test_a_72_tile_layout_is_quick(serve, open_page):
+def layout_72(seed: int = 3) -> tuple[review.Review, dict]:
+    """A random 72-tile layout with meeples, on a plain picture as a photo would give it."""
     import random
 
-    rng = random.Random(3)
+    rng = random.Random(seed)
     layout = carcassonne.random_meeples(rng, carcassonne.random_layout(rng, 72), ("red", "blue", "green", "yellow"))
     data = carcassonne.to_dict(layout)
     board = review.Review("carcassonne", data, rectified=blank_picture("carcassonne", data),
                           frame=review.LayoutFrame(min(t["x"] for t in data["tiles"]), min(t["y"] for t in data["tiles"]),
                                                    96.0, 96.0, 48.0, 48.0))
+    return board, data
+
+
+#: An edit as the page makes it, timed from the change to the next frame after the rescored
+#: board is drawn (the bench below prints these times; the test only checks what they measure).
+TIMED_EDIT = """async (name) => {
+    select(name);
+    const t = performance.now();
+    await act(() => commit({ ...element(name).value, rotation: (element(name).value.rotation + 90) % 360 }));
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+    return performance.now() - t; }"""
+
+
+def test_a_72_tile_layout(serve, open_page):
+    """Every tile drawn, the page marked ready, an edit rescored and drawn. Its times are
+    measured by ``python tests/test_review_browser.py bench``, not asserted here."""
+    board, data = layout_72()
     page = open_page(serve(board).url)
-    ready_ms = page.evaluate("performance.now()")            # since the page was asked for
     assert page.locator("#marks g.el.tile:not(.free)").count() == 72
+    assert page.evaluate("performance.getEntriesByName('scorelens-ready').length") == 1
     name = "tile:%d,%d" % (data["tiles"][5]["x"], data["tiles"][5]["y"])
-    edit_ms = page.evaluate("""async (name) => {
-        select(name);
-        const t = performance.now();
-        await act(() => commit({ ...element(name).value, rotation: (element(name).value.rotation + 90) % 360 }));
-        return performance.now() - t; }""", name)
+    page.evaluate(TIMED_EDIT, name)
     assert len(board.history) == 1
-    print(f"72 tiles: interactive after {ready_ms:.0f} ms, an edit rescored and drawn in {edit_ms:.0f} ms")
-    # the targets are 1 s and 200 ms; the bounds here leave room for a loaded CI machine
-    assert ready_ms < 5000 and edit_ms < 2000
+    card = carcassonne.score(carcassonne.from_dict(board.data))
+    assert page.inner_text("#total") == " · ".join(f"{c} {t}" for c, t in card.totals.items())
+    assert page.locator(f'#marks g[data-name="{name}"].fixed').count() == 1
 
 
 # ---------------------------------------------------------------------------
@@ -443,7 +650,7 @@ def test_serve_on_a_phone(tmp_path, browser):
         page.wait_for_selector("#standings td:has-text('Ann')")
         page.click("#result a")                                   # the review page of this board
         page.wait_for_selector("#marks g.el")
-        assert page.inner_text("#editor-title") == "cell:0,6"
+        shows(page, "cell:0,6")
         page.keyboard.press(str(avenue.SEGMENTS.index(truth["roads"][0][6]) + 1))
         page.keyboard.press("Enter")
         page.wait_for_selector('#marks g[data-name="cell:0,6"].fixed')
@@ -455,3 +662,179 @@ def test_serve_on_a_phone(tmp_path, browser):
         page.close()
         srv.shutdown()
         srv.server_close()
+
+
+# ---------------------------------------------------------------------------
+# The organiser's standings: pushed by the server, no reload; polled only while the stream is down.
+
+@pytest.fixture
+def serve_server(tmp_path):
+    import threading
+
+    from vision import serve
+    from vision.store import Store
+
+    truth = json.loads((SAMPLES / "avenue-1.json").read_text())
+    reader = stand_in("avenue", truth, {"cell:0,6": "EW"}, ["cell:0,6"])
+    srv = serve.ServeServer(Store(tmp_path / "results.sqlite"), "avenue", tmp_path / "uploads", reader=reader)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def upload(srv, player: str, shade: int) -> None:
+    """A photo sent as a phone sends it (each shade is another photo)."""
+    import http.client
+
+    import cv2
+
+    data = cv2.imencode(".jpg", np.full((120, 160, 3), shade, np.uint8))[1].tobytes()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=20)
+    conn.request("POST", f"/api/upload?player={player}&table=1", body=data,
+                 headers={"X-Scorelens-Token": srv.token, "Content-Type": "image/jpeg"})
+    assert conn.getresponse().status == 200
+    conn.close()
+
+
+def standings_page(browser, srv, block_stream: bool = False):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(10_000)
+    errors, asked = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: asked.append(urlsplit(r.url).path))
+    if block_stream:
+        page.route("**/api/events*", lambda route: route.abort())
+    page.goto(srv.url.replace("/?t=", "/standings?t="))
+    page.evaluate("window.notReloaded = true")
+    return page, errors, asked
+
+
+def test_the_standings_update_live(serve_server, browser):
+    page, errors, asked = standings_page(browser, serve_server)
+    try:
+        page.wait_for_selector("#count:has-text('0 photos')")                  # the stream's first event
+        assert page.evaluate("document.body.dataset.standings") == "live"
+        upload(serve_server, "Ann", 120)
+        page.wait_for_selector("#standings td:has-text('Ann')")
+        upload(serve_server, "Bob", 140)
+        page.wait_for_selector("#standings td:has-text('Bob')")
+        assert page.inner_text("#count") == "(2 photos)"
+        assert page.evaluate("window.notReloaded") is True
+        assert "/api/standings" not in asked and "/api/events" in asked         # pushed, never polled
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_the_standings_fall_back_to_polling_when_the_stream_drops(serve_server, browser):
+    page, errors, asked = standings_page(browser, serve_server, block_stream=True)
+    try:
+        page.wait_for_function("document.body.dataset.standings === 'polling'")
+        upload(serve_server, "Cy", 160)
+        page.wait_for_selector("#standings td:has-text('Cy')")
+        assert page.evaluate("window.notReloaded") is True
+        assert asked.count("/api/standings") >= 2
+    finally:
+        page.close()
+
+
+# ---------------------------------------------------------------------------
+# Not tests: the timing bench and the screenshots of docs/review.md.
+#
+#   python tests/test_review_browser.py bench [--loads 6] [--edits 10]
+#   python tests/test_review_browser.py screenshots [--out docs/img]
+
+def bench(loads: int = 6, edits: int = 10) -> None:
+    """Print how soon the page of a 72-tile layout is ready in Chromium (the ``scorelens-ready``
+    mark: drawn, the first element selected, taking taps and keys; from navigation start), and
+    how long an edit takes to come back rescored and drawn, on a laptop and on a phone."""
+    import statistics
+
+    from playwright.sync_api import sync_playwright
+
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        print(f"Chromium {chromium.version}; a 72-tile Carcassonne layout with meeples (seed 3)", flush=True)
+        for label, size, phone in (("laptop 1400x900", (1400, 900), False), ("phone 390x844", (390, 844), True)):
+            ready, edit = [], []
+            for i in range(loads):
+                board, data = layout_72()
+                srv, _ = review.start_server([board])
+                context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=phone,
+                                               is_mobile=phone, bypass_csp=True)    # for the wait below
+                page = context.new_page()
+                page.goto(srv.url)
+                page.wait_for_function("performance.getEntriesByName('scorelens-ready').length === 1")
+                ready.append(page.evaluate("performance.getEntriesByName('scorelens-ready')[0].startTime"))
+                for k in range(edits):
+                    tile = data["tiles"][(5 + 7 * k) % len(data["tiles"])]
+                    edit.append(page.evaluate(TIMED_EDIT, f"tile:{tile['x']},{tile['y']}"))
+                context.close()
+                srv.shutdown()
+                srv.server_close()
+            print(f"{label}: ready after {ready[0]:.0f} ms on the first load (a fresh server), "
+                  f"median {statistics.median(ready[1:]):.0f} ms (max {max(ready[1:]):.0f}) over {loads - 1} more; "
+                  f"an edit rescored and drawn: median {statistics.median(edit):.0f} ms, "
+                  f"max {max(edit):.0f} ms over {len(edit)} edits")
+        chromium.close()
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+#: The review page of each game in docs/review.md: a sample photo, read by the shipped reader.
+SCREENSHOT_PHOTOS = {"avenue": "avenue-photo-1.jpg", "agricola": "agricola-photo-2.jpg",
+                     "carcassonne": "carcassonne-photo-1.jpg"}
+
+
+def screenshots(out: Path) -> None:
+    """docs/img/review-GAME-laptop.jpg (1400x900) and review-GAME-phone.jpg (390x844, after the
+    first tap on the first element to check has zoomed the board in)."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    os.environ["SCORELENS_HOME"] = tempfile.mkdtemp()       # the shipped models, nothing of this user's
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        for game, name in SCREENSHOT_PHOTOS.items():
+            board = review.open_photo(SAMPLES / name, game)
+            srv, _ = review.start_server([board])
+            for device, size, phone in (("laptop", (1400, 900), False), ("phone", (390, 844), True)):
+                context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=phone,
+                                               is_mobile=phone)
+                page = context.new_page()
+                page.goto(srv.url)
+                page.wait_for_selector("#marks g.el")
+                page.wait_for_function("[...document.querySelectorAll('#overlay image')].every((i) => i.getBBox().width > 0)")
+                if phone:
+                    first = page.evaluate("ui.selected")
+                    if first:
+                        tap_on(page, first)
+                        page.wait_for_selector("#zoom-out:visible")
+                page.wait_for_timeout(300)
+                path = out / f"review-{game}-{device}.jpg"
+                page.screenshot(path=str(path), type="jpeg", quality=80)
+                print(f"wrote {path} ({board.name if hasattr(board, 'name') else name})")
+                context.close()
+            srv.shutdown()
+            srv.server_close()
+        chromium.close()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    b = sub.add_parser("bench", help="time the page of a 72-tile layout, and an edit")
+    b.add_argument("--loads", type=int, default=6)
+    b.add_argument("--edits", type=int, default=10)
+    shots = sub.add_parser("screenshots", help="the review page of each game's sample photo, laptop and phone")
+    shots.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "img")
+    args = parser.parse_args()
+    if args.what == "bench":
+        bench(args.loads, args.edits)
+    else:
+        screenshots(args.out)

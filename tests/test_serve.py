@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import socket
 import struct
 import threading
 import zlib
@@ -136,3 +137,72 @@ def test_the_lan_address_is_printed_as_a_qr_code_a_phone_can_read():
                        interpolation=cv2.INTER_NEAREST)
     text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
     assert text == url
+
+
+class EventStream:
+    """A client of ``GET /api/events``: reads the stream's events one by one, with a timeout."""
+
+    def __init__(self, srv, token=True):
+        self.sock = socket.create_connection(("127.0.0.1", srv.server_address[1]), timeout=20)
+        path = f"/api/events?t={srv.token}" if token else "/api/events"
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+        self.file = self.sock.makefile("rb")
+        self.status = int(self.file.readline().split()[1])
+        self.headers = {}
+        while (line := self.file.readline().strip()):
+            key, _, value = line.decode().partition(":")
+            self.headers[key.lower()] = value.strip()
+
+    def next_event(self) -> tuple[str, dict]:
+        """The next event's name and data (comments and the retry line are skipped)."""
+        name, data = None, []
+        while True:
+            line = self.file.readline()
+            assert line, "the stream ended"
+            line = line.decode().rstrip("\n")
+            if not line:
+                if data:
+                    return name, json.loads("\n".join(data))
+                continue
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+
+    def close(self):
+        self.file.close()
+        self.sock.close()
+
+
+def test_standings_are_pushed_on_every_upload_and_edit(server, tmp_path, monkeypatch):
+    """The event stream sends the standings at once, then after an upload, an edit and a save."""
+    monkeypatch.setenv("SCORELENS_HOME", str(tmp_path / "home"))          # the save's crops go there
+    stream = EventStream(server)
+    try:
+        assert stream.status == 200 and stream.headers["content-type"].startswith("text/event-stream")
+        name, first = stream.next_event()
+        assert name == "standings" and first == {"game": "avenue", "photos": 0, "standings": []}
+        status, _ = call(server, "POST", "/api/upload?player=Ann&table=1", jpeg(), headers={"Content-Type": "image/jpeg"})
+        assert status == 200
+        name, after_upload = stream.next_event()
+        assert name == "standings" and after_upload["photos"] == 1
+        assert [s["player"] for s in after_upload["standings"]] == ["Ann"]
+        total = after_upload["standings"][0]["total"]
+        # an edit on the review page changes Ann's total, and the stream says so
+        status, view = call(server, "POST", "/api/items/0/edit", json.dumps({"element": "round:0:score", "value": 0}),
+                            headers={"Content-Type": "application/json"})
+        assert status == 200
+        name, after_edit = stream.next_event()
+        assert after_edit["standings"][0]["total"] == json.loads(view)["card"]["total"] != total
+        status, _ = call(server, "POST", "/api/items/0/save", b"{}", headers={"Content-Type": "application/json"})
+        assert status == 200 and stream.next_event()[1]["photos"] == 1
+    finally:
+        stream.close()
+
+
+def test_the_event_stream_needs_the_token(server):
+    stream = EventStream(server, token=False)
+    try:
+        assert stream.status == 403
+    finally:
+        stream.close()

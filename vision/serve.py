@@ -3,7 +3,9 @@
 A player at a table opens the page on their phone (its address carries a
 random token), takes the photo with the camera, and sees the score card; a
 link opens the review page of that board, where the flags are fixed. The
-organiser's standings (``/standings``) update as photos arrive.
+organiser's standings (``/standings``) update as photos arrive: the server pushes
+them as Server-Sent Events (``GET /api/events``), and the page polls only while that
+stream is down.
 
 Each upload is stored in the batch's results store exactly as ``scorelens
 batch`` stores a photo (:func:`vision.batch.read_one`, then
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import io
+import json
 import re
 import socket
 import threading
@@ -44,6 +47,8 @@ class ServeParams:
     request_timeout_s: float = 30.0          # an upload must arrive within this
     max_name: int = 60                       # characters kept of a player's name
     reads_at_once: int = 1                   # photos read at the same time (each takes a core)
+    keepalive_s: float = 15.0                # an idle event stream sends a comment this often
+    retry_ms: int = 3000                     # the browser reconnects a dropped stream after this
 
 
 SERVE = ServeParams()
@@ -87,7 +92,7 @@ def clean_name(text: str | None, params: ServeParams = SERVE) -> str | None:
     """
     if not text:
         return None
-    text = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:params.max_name]
+    text = "".join(ch for ch in " ".join(text.split()) if ch.isprintable())[:params.max_name].strip()
     return text or None
 
 
@@ -110,6 +115,9 @@ class ServeServer(review.ReviewServer):
         self.add_lock = threading.Lock()
         boards = [self._board(r) for r in store.records() if r.ok and r.game == game]
         self.board_ids = {b.hash: i for i, b in enumerate(boards)}
+        self.changes = threading.Condition()   # notified whenever the standings may have changed
+        self.version = 0                       # counts those changes
+        self.closing = False
         review.ReviewServer.__init__(self, [b.board for b in boards], port, host=host,
                                      params=replace(review.PARAMS, request_timeout_s=params.request_timeout_s))
 
@@ -128,6 +136,25 @@ class ServeServer(review.ReviewServer):
 
     def allowed_hosts(self) -> set[str] | None:
         return None            # any address of this machine: the token is what is checked
+
+    def changed(self) -> None:
+        """Tell every open event stream that the standings may have changed."""
+        with self.changes:
+            self.version += 1
+            self.changes.notify_all()
+
+    def standings(self) -> dict:
+        """What ``/api/standings`` answers and each event carries."""
+        from vision.batch import standings
+
+        records = [r for r in self.store.records() if r.game == self.game]
+        return {"game": self.game, "photos": len(records), "standings": standings(records)}
+
+    def shutdown(self) -> None:
+        with self.changes:                     # open event streams end at once
+            self.closing = True
+            self.changes.notify_all()
+        super().shutdown()
 
     def add_upload(self, record) -> int:
         with self.add_lock:
@@ -151,7 +178,9 @@ def lan_address() -> str:
 class ServeHandler(review.ReviewHandler):
     """Pages: ``/`` (send a photo), ``/review`` (the review page), ``/standings``. API: the
     review page's, ``POST /api/upload?player=&table=&round=`` (the photo's bytes as the body),
-    ``GET /api/standings``."""
+    ``GET /api/standings``, and ``GET /api/events``: a ``text/event-stream`` whose
+    ``standings`` events carry what ``/api/standings`` answers, one at once and one after
+    every upload, edit, undo and save."""
 
     server: ServeServer
 
@@ -190,12 +219,43 @@ class ServeHandler(review.ReviewHandler):
             name, kind = ASSETS[path]
             return self._send(HTTPStatus.OK, review._asset(name), kind)
         if path == "/api/standings":
-            from vision.batch import standings
-            records = [r for r in self.server.store.records() if r.game == self.server.game]
-            return self._json(HTTPStatus.OK, {"game": self.server.game, "photos": len(records),
-                                              "standings": standings(records)})
+            return self._json(HTTPStatus.OK, self.server.standings())
+        if path == "/api/events":
+            return self._events()
         self.path = path
         return super().do_GET()
+
+    def _events(self) -> None:
+        """The standings as Server-Sent Events until the client goes or the server stops:
+        one event at once, one after each change, a comment line when idle (a client gone is
+        noticed when it fails)."""
+        server, params = self.server, self.server.serve_params
+        self.close_connection = True
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        seen = None
+        try:
+            self.wfile.write(f"retry: {params.retry_ms}\n\n".encode())
+            while True:
+                with server.changes:
+                    if seen == server.version and not server.closing:
+                        server.changes.wait(params.keepalive_s)
+                    if server.closing:
+                        return
+                    now = server.version
+                if now == seen:
+                    self.wfile.write(b": still here\n\n")
+                else:
+                    seen = now
+                    data = json.dumps(server.standings(), separators=(",", ":"))
+                    self.wfile.write(f"event: standings\nid: {now}\ndata: {data}\n\n".encode())
+                self.wfile.flush()
+        except (OSError, ValueError):       # the client went away, or the socket was closed
+            return
 
     def do_POST(self):  # noqa: N802
         if not self._host_ok():
@@ -203,7 +263,10 @@ class ServeHandler(review.ReviewHandler):
         split = urlsplit(self.path)
         if split.path != "/api/upload":
             self.path = split.path
-            return super().do_POST()
+            try:
+                return super().do_POST()
+            finally:
+                self.server.changed()             # an edit, undo or save may change the standings
         self.close_connection = True
         params = self.server.serve_params
         try:
@@ -239,6 +302,7 @@ class ServeHandler(review.ReviewHandler):
                 return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                                    f"the photo has {width}x{height} pixels; at most {params.max_pixels:,} are taken")
             record = store_upload(self.server, bytes(data), FORMATS[kind], player, table, rnd)
+            self.server.changed()
         except TooManyPixels as e:
             return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, str(e))
         except UserError as e:

@@ -17,6 +17,9 @@ const ui = {
   checked: new Set(), // elements accepted or corrected on this page
   colour: null,       // the colour of the last meeple edited: a new meeple takes it
   chain: Promise.resolve(), // changes run one after another, each on the board as the last left it
+  narrow: false,      // a phone-sized screen: tap to zoom, larger tap pads
+  tapped: null,       // the element last selected by a tap on the board (a second tap on a tile adds a meeple)
+  zoom: null,         // the board's region shown when zoomed in: [x, y, width, height] in board units
 };
 
 // Run a change after the ones before it: it reads the board's value when it runs, never a
@@ -50,6 +53,7 @@ async function loadBoards() {
   const asked = /board=(\d+)/.exec(location.hash);          // review?t=...#board=N opens board N
   const first = asked && ui.boards.find((b) => b.id === Number(asked[1]));
   if (ui.boards.length) await showBoard((first || ui.boards[0]).id);
+  performance.mark("scorelens-ready");           // drawn, and taking taps and keys (tests/test_review_browser.py bench)
 }
 
 async function showBoard(id) {
@@ -291,7 +295,8 @@ function segmentPath(seg, x0, y0, x1, y1) {
 function setImage() {
   const svg = $("overlay"), item = ui.item;
   const [x, y, w, h] = item.canvas;
-  svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+  ui.zoom = null;
+  showZoom();
   svg.replaceChildren();
   if (item.image) {
     svg.append(node("svg:image", { href: `${item.image.url}?t=${encodeURIComponent(TOKEN)}`, x: 0, y: 0, width: item.image.width, height: item.image.height }));
@@ -314,7 +319,8 @@ function drawMarks() {
   const g = $("marks"), item = ui.item;
   g.replaceChildren();
   const tiles = item.game === "carcassonne";
-  for (const el of item.elements) {
+  const last = (el) => (el.kind === "house" ? 1 : 0);     // the house badge over the top fences' pads
+  for (const el of item.elements.slice().sort((a, b) => last(a) - last(b))) {
     if (!el.box) continue;
     const [x0, y0, x1, y1] = el.box;
     const w = x1 - x0, h = y1 - y0;
@@ -367,9 +373,16 @@ function drawMarks() {
         m.append(node("svg:text", { x: x0 + fs * 0.25, y: y0 + fs, "font-size": fs, class: "tag", text: shown === null ? "–" : String(shown) }));
       }
     }
+    const pad = ui.narrow && padOf(el);
+    if (pad && el.kind === "meeple") {
+      m.append(node("svg:circle", { cx: (pad[0] + pad[2]) / 2, cy: (pad[1] + pad[3]) / 2, r: (pad[2] - pad[0]) / 2, class: "pad" }));
+    } else if (pad) {
+      m.append(node("svg:rect", { x: pad[0], y: pad[1], width: pad[2] - pad[0], height: pad[3] - pad[1], class: "pad" }));
+    }
     m.addEventListener("click", (e) => {
       // a second tap on the selected tile, where a meeple stands, adds one there
-      if (tiles && el.kind === "tile" && !el.free && ui.selected === el.name && shown) {
+      // (selected by a tap before: a tile selected from the list, or by n / p, is not yet "tapped")
+      if (tiles && el.kind === "tile" && !el.free && ui.selected === el.name && ui.tapped === el.name && shown) {
         const svg = $("overlay");
         const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(svg.getScreenCTM().inverse());
         const [u, v] = [(p.x - x0) / w, (p.y - y0) / h];
@@ -382,6 +395,7 @@ function drawMarks() {
         return;
       }
       select(el.name);
+      ui.tapped = el.name;
     });
     g.append(m);
   }
@@ -762,6 +776,156 @@ function renderHistory() {
   }));
 }
 
+// ---------------------------------------------------------------- a phone: tap to zoom
+//
+// On a narrow screen the whole board's elements are smaller than a finger. A first tap on the
+// board zooms in around it, to the one scale of that board at which every element is at least
+// TAP_PX wide and high; a tap then edits. Drag to move the zoomed board; "whole board" (or Esc)
+// zooms back out. The page's own pinch zoom is left to the browser (touch-action: pinch-zoom).
+
+const TAP_PX = 48;                           // the smallest tap target once zoomed (44 and some room)
+const NARROW = window.matchMedia("(max-width: 760px)");
+
+// On a phone, thin or small elements get a larger invisible pad to tap: a fence a band 0.4 of
+// its length wide (short of the crossings), a meeple a disc 1.6 times its spot, the house badge
+// twice as tall (into the margin above the board). Board units.
+function padOf(el) {
+  const [x0, y0, x1, y1] = el.box;
+  const w = x1 - x0, h = y1 - y0, cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  if (el.kind === "meeple") {
+    const r = 0.8 * w;
+    return [cx - r, cy - r, cx + r, cy + r];
+  }
+  if (el.kind === "fence") {
+    const long = Math.max(w, h), band = 0.4 * long, trim = (band - Math.min(w, h)) / 2;
+    if (trim <= 0) return null;
+    return w >= h ? [x0 + trim, cy - band / 2, x1 - trim, cy + band / 2] : [cx - band / 2, y0 + trim, cx + band / 2, y1 - trim];
+  }
+  if (el.kind === "house") return [x0, y0 - h, x1, y1];
+  return null;
+}
+
+const targetOf = (el) => (ui.narrow && padOf(el)) || el.box;
+
+// The board's view box: the page's canvas and, on a phone, every pad.
+function boardCanvas() {
+  const [x, y, w, h] = ui.item.canvas;
+  if (!ui.narrow) return [x, y, w, h];
+  let [a, b, c, d] = [x, y, x + w, y + h];
+  for (const e of ui.item.elements) {
+    if (!e.box) continue;
+    const t = targetOf(e);
+    [a, b, c, d] = [Math.min(a, t[0]), Math.min(b, t[1]), Math.max(c, t[2]), Math.max(d, t[3])];
+  }
+  return [a, b, c - a, d - b];
+}
+
+// CSS px per board unit with the whole board shown, and once zoomed in: the scale at which
+// the smallest tap target of the board is TAP_PX.
+const wholeScale = () => $("overlay").clientWidth / boardCanvas()[2];
+function zoomScale() {
+  const sizes = ui.item.elements.filter((e) => e.box).map((e) => { const b = targetOf(e); return Math.min(b[2] - b[0], b[3] - b[1]); });
+  return Math.max(wholeScale(), sizes.length ? TAP_PX / Math.min(...sizes) : 0);
+}
+
+// The region shown at `scale` around (cx, cy), kept on the board.
+function zoomWindow(cx, cy, scale) {
+  const [X, Y, W, H] = boardCanvas();
+  const f = scale / wholeScale();
+  const w = W / f, h = H / f;
+  const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+  return [clamp(cx - w / 2, X, X + W - w), clamp(cy - h / 2, Y, Y + H - h), w, h];
+}
+
+function showZoom() {
+  const svg = $("overlay");
+  const [x, y, w, h] = ui.zoom || boardCanvas();
+  svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+  svg.classList.toggle("zoomed", Boolean(ui.zoom));
+  $("zoom-out").hidden = !ui.zoom;
+}
+
+function zoomTo(cx, cy, scale) {
+  ui.zoom = zoomWindow(cx, cy, scale);
+  showZoom();
+  status("Tap an element to edit it; drag to move the board; ⤢ or Esc shows the whole board.");
+}
+
+function zoomOut() {
+  ui.zoom = null;
+  showZoom();
+  status("");
+}
+
+// When zoomed, an element selected another way (n / p, the lists) is brought into view.
+function keepInView(name) {
+  const el = element(name);
+  if (!ui.zoom || !el || !el.box) return;
+  const [x, y, w, h] = ui.zoom, b = el.box;
+  if (b[0] >= x && b[1] >= y && b[2] <= x + w && b[3] <= y + h) return;
+  zoomTo((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, $("overlay").clientWidth / w);
+}
+
+function boardPoint(e) {
+  return new DOMPoint(e.clientX, e.clientY).matrixTransform($("overlay").getScreenCTM().inverse());
+}
+
+const drag = { start: null, moved: false };
+
+function setUpZoom() {
+  const svg = $("overlay");
+  // the first tap: zoom in (capture: the element under it is not selected yet)
+  svg.addEventListener("click", (e) => {
+    if (drag.moved) {                          // the end of a drag is no tap
+      drag.moved = false;
+      e.stopPropagation();
+      return;
+    }
+    if (!ui.narrow || ui.zoom || !ui.item) return;
+    const p = boardPoint(e);
+    const scale = zoomScale();
+    if (scale <= wholeScale() * 1.001) return;    // large enough already: the tap edits
+    e.stopPropagation();
+    zoomTo(p.x, p.y, scale);
+  }, true);
+  svg.addEventListener("pointerdown", (e) => {
+    drag.moved = false;
+    drag.start = ui.zoom && e.isPrimary ? { x: e.clientX, y: e.clientY, box: ui.zoom.slice(), id: e.pointerId } : null;
+  });
+  svg.addEventListener("pointermove", (e) => {
+    const d = drag.start;
+    if (!d || e.pointerId !== d.id || !ui.zoom) return;
+    const dx = e.clientX - d.x, dy = e.clientY - d.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 10) return;
+    if (!drag.moved) svg.setPointerCapture(e.pointerId);
+    drag.moved = true;
+    const k = d.box[2] / svg.clientWidth;
+    const [X, Y, W, H] = boardCanvas();
+    const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+    ui.zoom = [clamp(d.box[0] - dx * k, X, X + W - d.box[2]), clamp(d.box[1] - dy * k, Y, Y + H - d.box[3]), d.box[2], d.box[3]];
+    showZoom();
+  });
+  const end = (e) => {
+    if (drag.start && e.pointerId === drag.start.id) drag.start = null;
+    if (e.type === "pointercancel") drag.moved = false;      // a pinch took over
+  };
+  svg.addEventListener("pointerup", end);
+  svg.addEventListener("pointercancel", end);
+  $("zoom-out").addEventListener("click", zoomOut);
+  const fit = () => {
+    const was = ui.narrow;
+    ui.narrow = NARROW.matches;
+    if (!ui.item) return;
+    if (was !== ui.narrow) {
+      ui.zoom = null;
+      showZoom();
+      drawMarks();
+    }
+  };
+  NARROW.addEventListener("change", fit);
+  ui.narrow = NARROW.matches;
+}
+
 // ---------------------------------------------------------------- selecting and keys
 
 function clearPending() {
@@ -778,10 +942,12 @@ function setPending(value) {
 function select(name) {
   if (!element(name)) return;
   ui.selected = name;
+  ui.tapped = null;
   clearPending();
   render();
   const n = document.querySelector(`#marks g[data-name="${name}"]`);
-  if (n && n.scrollIntoView && window.innerWidth > 760) n.scrollIntoView({ block: "nearest", inline: "nearest" });
+  if (n && n.scrollIntoView && !ui.narrow) n.scrollIntoView({ block: "nearest", inline: "nearest" });
+  keepInView(name);
 }
 
 function step(delta) {
@@ -942,6 +1108,7 @@ document.addEventListener("keydown", async (e) => {
     return step(e.key === "p" || e.shiftKey ? -1 : 1);
   }
   if (e.key === "Escape") {
+    if (ui.pending === undefined && ui.zoom) return zoomOut();   // nothing to drop: the whole board
     clearPending();
     status("");
     return render();
@@ -961,6 +1128,7 @@ document.addEventListener("keydown", async (e) => {
 });
 
 $("boards").addEventListener("change", (e) => showBoard(Number(e.target.value)));
+setUpZoom();
 $("undo").addEventListener("click", undo);
 $("save").addEventListener("click", save);
 loadBoards().catch((e) => status(e.message, true));

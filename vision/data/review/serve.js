@@ -43,7 +43,7 @@ $("upload").addEventListener("submit", async (e) => {
       }
       $("result").replaceChildren(...out);
     }
-    standings();
+    if (live.poll) standings();               // when live, the stream brings the new standings
   } catch (err) {
     $("status").textContent = err.message;
     $("status").className = "error";
@@ -52,31 +52,58 @@ $("upload").addEventListener("submit", async (e) => {
   }
 });
 
+// The standings table from what /api/standings answers (and each event carries).
+function showStandings(data) {
+  $("count").textContent = `(${data.photos} photo${data.photos === 1 ? "" : "s"})`;
+  const table = $("standings");
+  table.replaceChildren();
+  const head = table.insertRow();
+  ["", "player", "total", "photos"].forEach((t) => { const th = document.createElement("th"); th.textContent = t; head.append(th); });
+  for (const s of data.standings) {
+    const row = table.insertRow();
+    row.insertCell().textContent = s.rank === null ? "–" : s.rank;
+    row.insertCell().textContent = s.player;
+    const total = row.insertCell();
+    total.textContent = s.total;
+    total.className = "n";
+    row.insertCell().textContent = s.unread ? `${s.photos} (${s.unread} unread)` : s.photos;
+  }
+}
+
 async function standings() {
   try {
     const response = await fetch(`/api/standings?${q({})}`, { headers: { "X-Scorelens-Token": TOKEN } });
     const data = await response.json();
-    if (!response.ok) return;
-    $("count").textContent = `(${data.photos} photo${data.photos === 1 ? "" : "s"})`;
-    const table = $("standings");
-    table.replaceChildren();
-    const head = table.insertRow();
-    ["", "player", "total", "photos"].forEach((t) => { const th = document.createElement("th"); th.textContent = t; head.append(th); });
-    for (const s of data.standings) {
-      const row = table.insertRow();
-      row.insertCell().textContent = s.rank === null ? "–" : s.rank;
-      row.insertCell().textContent = s.player;
-      const total = row.insertCell();
-      total.textContent = s.total;
-      total.className = "n";
-      row.insertCell().textContent = s.unread ? `${s.photos} (${s.unread} unread)` : s.photos;
-    }
+    if (response.ok) showStandings(data);
   } catch (err) {
     /* the next poll tries again */
   }
 }
 
+// Live: the server pushes the standings (Server-Sent Events). While the stream is down the
+// page polls every 3 s; the browser reconnects the stream by itself, and polling stops then.
+const live = { source: null, poll: null };
+
+function poll(on) {
+  if (on && !live.poll) {
+    standings();
+    live.poll = setInterval(standings, 3000);
+  } else if (!on && live.poll) {
+    clearInterval(live.poll);
+    live.poll = null;
+  }
+  document.body.dataset.standings = live.poll ? "polling" : "live";
+}
+
+function subscribe() {
+  if (!window.EventSource) return poll(true);
+  const source = new EventSource(`/api/events?${q({})}`);
+  live.source = source;
+  source.addEventListener("open", () => poll(false));
+  source.addEventListener("standings", (e) => { poll(false); showStandings(JSON.parse(e.data)); });
+  source.addEventListener("error", () => poll(true));
+}
+
 $("to-standings").href = `/standings?${q({})}`;
 if (location.pathname === "/standings") $("send").hidden = true;
-standings();
-setInterval(standings, 3000);
+subscribe();
