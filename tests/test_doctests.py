@@ -1,4 +1,4 @@
-"""Run the docstring examples of the scoring core and the shared vision modules."""
+"""Run the docstring examples of every module: the scoring core and all of vision."""
 
 import doctest
 import importlib
@@ -7,9 +7,11 @@ import pkgutil
 import pytest
 
 import scoring
+import vision
 
 MODULES = sorted(
-    [f"scoring.{m.name}" for m in pkgutil.iter_modules(scoring.__path__)] + ["scoring", "vision", "vision.geometry"]
+    [f"scoring.{m.name}" for m in pkgutil.iter_modules(scoring.__path__)] + ["scoring", "vision"]
+    + [m.name for m in pkgutil.walk_packages(vision.__path__, "vision.")]
 )
 
 

@@ -127,7 +127,7 @@ def test_a_wheel_and_a_user_install_find_the_models(tmp_path):
 def test_per_user_files_go_where_platformdirs_says(monkeypatch):
     import platformdirs
 
-    from vision.review import scorelens_home
+    from vision.inputs import scorelens_home
     monkeypatch.delenv("SCORELENS_HOME", raising=False)
     assert scorelens_home() == platformdirs.user_data_path("scorelens", appauthor=False)
     monkeypatch.setenv("SCORELENS_HOME", "/tmp/elsewhere")

@@ -13,7 +13,7 @@ import pytest
 import scoring
 from scoring import avenue
 from scoring.elements import elements, set_element
-from vision import UserError, review
+from vision import UserError, inputs, review
 from vision.geometry import AVENUE
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -70,7 +70,7 @@ def fake_reader(misread: dict[str, object]):
         conf.update({"cell:0,6": 0.4, "round:2:score": 0.5, "cell:4,4": 0.7})
         reading = Reading("avenue", str(path), state, conf, list(FLAGS), avenue.validate(state),
                           avenue.score(state), np.zeros((4, 2), np.float32), draw_sheet(sheet))
-        return review.apply_saved(reading)
+        return inputs.apply_saved(reading)
     return read
 
 
@@ -472,7 +472,7 @@ def test_learn_refits_the_last_layer_and_reading_prefers_the_result(tmp_path, mo
     # a new shipped model makes the adaptation stale; --reset removes it
     tiny_model(shipped / "avenue-cells.onnx", ["none", *avenue.SEGMENTS], size=12)
     (shipped / "avenue-cells.onnx").write_bytes((shipped / "avenue-cells.onnx").read_bytes() + b"\0")
-    assert learn.adapted_model("avenue-cells", shipped / "avenue-cells.onnx") is None
+    assert inputs.adapted_model("avenue-cells", shipped / "avenue-cells.onnx") is None
     assert [p.name for p in learn.reset("avenue")] == ["avenue-cells.onnx", "avenue-cells.learn.json"]
     classify.classifier.cache_clear()
 

@@ -1667,8 +1667,8 @@ def farm_examples(farm: Farm, small: np.ndarray, white: np.ndarray, rng: np.rand
 
 def jitter_board(flat: np.ndarray, rng: np.random.Generator, ppm: float) -> np.ndarray:
     """A flat board as a rectified photo might show it: about a millimetre off its frame, then
-    blurred, unevenly lit, noised and JPEG-compressed (:func:`vision.train.jitter_sheet`)."""
-    from vision.train import jitter_sheet
+    blurred, unevenly lit, noised and JPEG-compressed (:func:`vision.render.camera.jitter_sheet`)."""
+    from vision.render.camera import jitter_sheet
 
     h, w = flat.shape[:2]
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])

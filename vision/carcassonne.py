@@ -2189,7 +2189,7 @@ def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarr
 
 def calibration_path():
     """Where ``scorelens calibrate`` keeps the user's calibration: ``$SCORELENS_HOME/calibration/carcassonne.npz``."""
-    from vision.review import scorelens_home
+    from vision.inputs import scorelens_home
 
     return scorelens_home() / "calibration" / "carcassonne.npz"
 

@@ -168,11 +168,11 @@ def classifier(name_or_path: str) -> Classifier:
     """The classifier ``models/NAME.onnx`` (or at a path), loaded once per process.
 
     A model adapted to this game set by ``scorelens learn`` is preferred to the
-    shipped one (:func:`vision.learn.adapted_model`).
+    shipped one (:func:`vision.inputs.adapted_model`).
     """
     path = Path(name_or_path)
     if path.suffix != ".onnx":
-        from vision.learn import adapted_model
+        from vision.inputs import adapted_model
 
         path = MODELS_DIR / f"{name_or_path}.onnx"
         path = adapted_model(name_or_path, path) or path

@@ -9,7 +9,7 @@ near them (:attr:`Learn.l2`), so that labels the corrections never show
 keep their shipped behaviour. The refitted weights are written into a copy
 of the shipped model, ``SCORELENS_HOME/models/NAME.onnx``, which
 :func:`vision.classify.classifier` then prefers to the shipped one
-(:func:`adapted_model`); ``scorelens learn --reset`` removes it.
+(:func:`vision.inputs.adapted_model`); ``scorelens learn --reset`` removes it.
 
 Reading needs nothing new: the adapted model is an ordinary ONNX file.
 Learning needs numpy, onnxruntime and the ``onnx`` package (to read and
@@ -22,7 +22,6 @@ the stale adaptation is ignored until ``learn`` is run again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from vision import UserError
+from vision.inputs import _sha256, corrections_dir, models_dir
 
 
 @dataclass(frozen=True)
@@ -55,31 +55,6 @@ MODELS = {
         "round-score": ("avenue-column", {"none": "blank"}),
     },
 }
-
-
-def models_dir() -> Path:
-    """Where adapted models go: ``SCORELENS_HOME/models``."""
-    from vision.review import scorelens_home
-
-    return scorelens_home() / "models"
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def adapted_model(name: str, shipped: Path, folder: Path | None = None) -> Path | None:
-    """The adapted ``NAME.onnx`` made by ``learn`` from the ``shipped`` model, if
-    there is one and it was made from this very file; else None."""
-    folder = models_dir() if folder is None else folder
-    path, info = folder / f"{name}.onnx", folder / f"{name}.learn.json"
-    if not path.is_file() or not info.is_file():
-        return None
-    try:
-        base = json.loads(info.read_text(encoding="utf-8")).get("base_sha256")
-        return path if base == _sha256(shipped) else None
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 # ---------------------------------------------------------------------------
@@ -260,7 +235,6 @@ def learn(game: str, corrections: str | Path | None = None, out: str | Path | No
     """Adapt every classifier of ``game`` to the crops in the corrections folder;
     ``progress(done, n)`` is called after each model."""
     from vision.classify import MODELS_DIR, Classifier
-    from vision.review import corrections_dir
 
     if game not in MODELS:
         raise UserError(None, f"no classifiers to adapt for {game!r}; learn knows {', '.join(MODELS)}")

@@ -234,7 +234,7 @@ def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: s
     if debug is not None:
         write_debug(reading, decoded.image, debug, photo_scale=s)
     if use_saved and source != "<array>":
-        from vision.review import apply_saved, saved_path
+        from vision.inputs import apply_saved, saved_path
         saved = saved_path(source)
         if saved.exists() or saved.is_symlink():
             load_json(saved, "saved review")      # the limits first: a regular file, sane JSON

@@ -10,7 +10,7 @@ rules module, and answers with the new card. Saving writes
 - ``PHOTO.scorelens.json`` next to the photo: the corrected state, the
   reader's state, the corrections (old -> new) and the score; a later
   :func:`vision.read.read_photo` of the same, unchanged photo returns this
-  state (:func:`apply_saved`);
+  state (:func:`vision.inputs.apply_saved`);
 - a crop of every element of the reviewed board, cut from the rectified
   image, into ``CORRECTIONS/GAME/KIND/LABEL/``, the training material of
   ``scorelens learn`` (:mod:`vision.learn`).
@@ -40,14 +40,13 @@ declared length with a timeout and checked before it is parsed
 from __future__ import annotations
 
 import copy
-import hashlib
 import hmac
 import json
 import os
 import re
 import secrets
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from datetime import datetime, timezone
 from http import HTTPStatus
@@ -63,6 +62,7 @@ from scoring import StateError
 from scoring.common import check_nesting, load_schema
 from scoring.elements import elements, get_element, set_element
 from vision import UserError
+from vision.inputs import SAVED_FORMAT, corrections_dir, file_sha256, load_saved, saved_path
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,6 @@ class ReviewParams:
 
 PARAMS = ReviewParams()
 
-SAVED_SUFFIX = ".scorelens.json"
-SAVED_FORMAT = "scorelens-review/1"
 
 #: The values kept off the board, edited beside it: top-level fields of each
 #: game's JSON form. Everything else is edited as board elements.
@@ -96,90 +94,6 @@ OFF_BOARD = {
     "agricola": ("supply", "cards", "family_members", "card_points", "bonus_points", "begging_cards"),
     "carcassonne": ("track",),
 }
-
-
-# ---------------------------------------------------------------------------
-# Where files go.
-
-def scorelens_home() -> Path:
-    """``$SCORELENS_HOME``, or the user's data folder as platformdirs says
-    (``~/.local/share/scorelens`` on Linux, ``~/Library/Application Support/scorelens``
-    on macOS, ``%LOCALAPPDATA%\\scorelens`` on Windows)."""
-    env = os.environ.get("SCORELENS_HOME")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-    return platformdirs.user_data_path("scorelens", appauthor=False)
-
-
-def corrections_dir(override: str | Path | None = None) -> Path:
-    """Where corrected crops go: ``override``, or ``HOME/corrections``."""
-    return Path(override).expanduser() if override else scorelens_home() / "corrections"
-
-
-def saved_path(photo: str | Path) -> Path:
-    """``PHOTO.scorelens.json``, next to the photo."""
-    photo = Path(photo)
-    return photo.with_name(photo.name + SAVED_SUFFIX)
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-# ---------------------------------------------------------------------------
-# A reviewed photo's saved state, used by later reads.
-
-def load_saved(photo: str | Path) -> dict | None:
-    """The review saved next to ``photo``, or None when there is none, it is
-    not a review file, or the photo has changed since it was saved. A file
-    that breaks the input limits (too large, too deep, not a regular file) is
-    refused in one line (:class:`vision.UserError`)."""
-    from vision.limits import load_json
-
-    path = saved_path(photo)
-    if not path.exists():
-        return None
-    saved = load_json(path, "saved review")     # within the input limits: a hostile file is one line
-    if not isinstance(saved, dict) or saved.get("format") != SAVED_FORMAT:
-        return None
-    try:
-        if saved.get("photo_sha256") != file_sha256(photo):
-            return None
-    except OSError:
-        return None
-    return saved
-
-
-def saved_state_for(photo: str | Path, game: str) -> dict | None:
-    """The reviewed state (JSON form) saved for this photo and game, or None."""
-    saved = load_saved(photo)
-    if saved is None or saved.get("game") != game or not isinstance(saved.get("state"), dict):
-        return None
-    return saved["state"]
-
-
-def apply_saved(reading):
-    """``reading`` with its state replaced by the one saved by a review of the
-    same photo, if any: every element then has confidence 1 and nothing is
-    flagged. Called at the end of :func:`vision.read.read_photo`."""
-    if not isinstance(reading.source, (str, Path)) or str(reading.source).startswith("<"):
-        return reading
-    data = saved_state_for(reading.source, reading.game)
-    if data is None:
-        return reading
-    module = scoring.game_module(reading.game)
-    try:
-        state = module.from_dict(data)
-    except StateError as e:
-        raise UserError(saved_path(reading.source), f"not a valid saved review: {e}") from None
-    return replace(reading, state=state,
-                   confidences={name: 1.0 for name in elements(module.to_dict(state))},
-                   flags=[], findings=module.validate(state), card=module.score(state))
 
 
 # ---------------------------------------------------------------------------

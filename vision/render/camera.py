@@ -658,3 +658,22 @@ def encode_jpeg(photo: np.ndarray, quality: int) -> bytes:
     if not ok:  # pragma: no cover - OpenCV always encodes a uint8 BGR image
         raise RuntimeError("JPEG encoding failed")
     return buf.tobytes()
+
+
+def jitter_sheet(flat: np.ndarray, rng: np.random.Generator, px_per_mm: float) -> np.ndarray:
+    """A flat sheet as a rectified photo might show it: slightly off, blurred, unevenly lit, noisy, JPEG."""
+    h, w = flat.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = src + rng.normal(0, 0.5 * px_per_mm, (4, 2)).astype(np.float32)   # about 0.5 mm
+    img = cv2.warpPerspective(flat, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    sigma = rng.uniform(0.0, 1.3)
+    if sigma > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = rng.uniform(0, 2 * np.pi)
+    gain = 1 - rng.uniform(0, 0.4) * (0.5 + 0.5 * np.cos(a) * xx / w + 0.5 * np.sin(a) * yy / h)
+    gain = gain[:, :, None] * rng.uniform(0.6, 1.1) * rng.uniform(0.85, 1.15, 3)[None, None, :]
+    img = img.astype(np.float32) * gain + rng.normal(0, rng.uniform(1, 7), (h, w, 1))
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(50, 96))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
