@@ -9,6 +9,7 @@ from scoring import carcassonne as rules
 from vision import UserError
 from vision import carcassonne as reader
 from vision.render import carcassonne as training_art
+from vision.render.proxy import carcassonne as proxy
 
 
 def _calibration(rng, counts: dict) -> reader.Calibration:
@@ -90,22 +91,18 @@ def test_the_decoder_repairs_a_layout_whose_best_guesses_break_the_rules(seed):
     assert set(decoded.changed) == set(wrong)
 
 
-def test_the_seams_of_a_block_show_where_its_tiles_meet():
-    """Tiles side by side show their cut edges along every seam; a block found half a tile off
-    has its seams across the tiles' middles, and its middles on the seams."""
-    img = np.full((500, 700), 190, np.uint8)
-    rng = np.random.default_rng(0)
-    for i in range(7):                       # art: a road across some tiles, not along a whole line
-        if rng.random() < 0.4:
-            img[i * 100 + 45:i * 100 + 55, 100:300] = 90
-    for t in range(-3, 3):
-        img[:, t::100] = 50
-        img[t::100, :] = 50
-    block = [(i, j) for i in range(6) for j in range(4)]
-    g = np.diag([100.0, 100.0, 1.0])
-    g[:2, 2] = 50                            # the block's squares from (50, 50): tiles start at 0, 100, ...
-    right = reader.block_seams(img, np.diag([100.0, 100.0, 1.0]) @ np.array([[1, 0, 0.0], [0, 1, 0], [0, 0, 1]]),
-                               [(i + 1, j + 1) for i, j in block][:20])
-    off = reader.block_seams(img, g, block)
-    assert right[0] > 2 * right[1]
-    assert off[0] < off[1] / 2
+def test_calibration_refuses_a_block_found_half_a_tile_off():
+    """On a wooden table whose grain runs like tile edges the block can be found half a tile off
+    (tuning seed 120): its tiles' edges then match the 24 types in no turn, and calibrate says
+    so in one line naming the photo, and saves nothing."""
+    photo, _ = proxy.calibration_photo(120, megapixels=4)
+    with pytest.raises(UserError) as e:
+        reader.calibrate(photo, out="/nonexistent/never-written.npz")
+    message = str(e.value)
+    assert "<array>" in message and "do not look like the 24 types in any turn" in message
+    assert "\n" not in message
+
+
+def test_calibration_accepts_a_block_it_found_right():
+    found = reader.locate_calibration_tiles(proxy.calibration_photo(100, megapixels=4)[0])
+    assert found["explained"] >= reader.CALIBRATE.min_explained

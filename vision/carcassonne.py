@@ -556,7 +556,7 @@ class Lattice:
     accept: float = 0.5             # ... the next only when the squares looked this empty or more
     refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
     turned: bool = True             # the tiles are read at last turned every way too, and the readings averaged
-    by_likeness: bool = False       # under an exemplar calibration, lattices are chosen by how like the user's
+    by_likeness: bool = True        # under an exemplar calibration, lattices are chosen by how like the user's
     #                                 tiles their squares are (continuous), not by how many pass as tiles
     retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),))   # other ways to find the
     #                                 lines (parameters changed), tried while no lattice's squares look like tiles
@@ -2074,6 +2074,11 @@ class Calibrate:
     keep: float = 0.75              # ... keeping this share of the cells (a meeple hides the rest)
     rerank_views: int = 4           # ... of each label's exemplars, those most like the crop at first sight
     missing_below: float = 0.3      # a square of the block this little unlike the table is a tile missing
+    min_explained: float = 0.2      # the block's own check: the edges' kinds (city, road, field) explain at least
+    #                                 this share of how its tiles' edges look, in the turn found
+    #                                 (:func:`calibration_turn`; tuning seeds: 0.47-0.52 where the block was
+    #                                 right, 0.03-0.08 where it was half a tile off)
+    min_reread: int = 20            # ... and the adapted reader reads at least this many of the 24 again
 
 
 CALIBRATE = Calibrate()
@@ -2534,49 +2539,6 @@ def find_calibration_block(image: np.ndarray, models: CarcassonneModels = MODELS
     return best
 
 
-def block_seams(image: np.ndarray, cell_to_image: np.ndarray, block, px: int = 32) -> tuple[float, float]:
-    """How plainly the lines between the block's squares show, against the lines across their
-    middles: ``(seams, middles)``, each the mean over those lines of the gradient across the line,
-    its median along the line's whole length (an unbroken line scores, a road or wall crossing a
-    few tiles does not). The block is first looked at square, ``px`` pixels a tile.
-
-    Tiles laid side by side show their cut edges (a gap, a border, a shadow) along every seam;
-    where the block is found half a tile off, the seams run across the tiles' middles instead.
-
-    >>> img = np.full((400, 600), 200, np.uint8)
-    >>> for t in range(-3, 3): img[:, t::100] = 40; img[t::100, :] = 40     # tiles 100 pixels wide, dark gaps
-    >>> seams, middles = block_seams(img, np.diag([100.0, 100.0, 1.0]), [(i, j) for i in range(1, 5) for j in range(1, 3)])
-    >>> seams > 5 * middles
-    True
-    """
-    import cv2
-
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    i0, j0 = min(i for i, _ in block), min(j for _, j in block)
-    cols, rows = max(i for i, _ in block) - i0 + 1, max(j for _, j in block) - j0 + 1
-    level = 1
-    side = local_cell_px(cell_to_image, (i0 + cols // 2, j0 + rows // 2))
-    while side / (level * 2) >= px and level < 16:
-        level *= 2
-    small = grey if level == 1 else cv2.resize(grey, (max(1, grey.shape[1] // level), max(1, grey.shape[0] // level)),
-                                               interpolation=cv2.INTER_AREA)
-    sx, sy = grey.shape[1] / small.shape[1], grey.shape[0] / small.shape[0]
-    to_small = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
-    # square pixel (x, y) -> lattice (i0 + (x + 0.5) / px, j0 + (y + 0.5) / px)
-    to_cell = np.array([[1 / px, 0, i0 + 0.5 / px], [0, 1 / px, j0 + 0.5 / px], [0, 0, 1]])
-    flat = cv2.warpPerspective(small, to_small @ cell_to_image @ to_cell, (cols * px, rows * px),
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    flat = flat.astype(np.float32)
-    seams, middles = [], []
-    for axis, n in ((0, cols), (1, rows)):            # axis 0: lines of constant x (across x)
-        grad = np.abs(cv2.Sobel(flat, cv2.CV_32F, 1 - axis, axis, ksize=3))
-        profile = np.median(grad, axis=axis)          # along each line's whole length
-        at = lambda t: float(profile[max(0, int(round(t)) - 2):int(round(t)) + 3].max())
-        seams += [at(c * px - 0.5) for c in range(1, n)]
-        middles += [at((c + 0.5) * px - 0.5) for c in range(n)]
-    return float(np.mean(seams)), float(np.mean(middles))
-
-
 def _edge_strips(crops: np.ndarray) -> np.ndarray:
     """``(N, 4, 6)``: along each edge of each crop (N, E, S, W of the crop), the mean opponent colour
     of the strip's two ends and of its middle (where a road meets the edge)."""
@@ -2669,6 +2631,10 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
         listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
         raise UserError(source, f"found {24 - len(names)} of 24 tiles: {listed} "
                                 f"{'are' if len(names) > 1 else 'is'} missing ({how})")
+    # the block checks itself: a block found half a tile off would teach the reader half-tiles
+    if explained < params.min_explained:
+        raise UserError(source, f"the tiles found do not look like the 24 types in any turn (their edges' kinds "
+                                f"explain {explained:.0%} of their look, not {params.min_explained:.0%}; {how})")
     return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness}
 
 
@@ -2808,6 +2774,12 @@ def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: Carcassonn
     # the adapted reader reads the calibration photo again, the whole way (lattice, tiles, layout)
     reread = _reread(image, calib, models)
     progress("read again")
+    if params.method == "exemplars" and reread < params.min_reread:
+        from vision import UserError
+
+        raise UserError(source, f"the reader adapted to these tiles reads only {reread} of the 24 again, not "
+                                f"{params.min_reread}: nothing was saved (lay out the 24 tiles A-X in 4 rows of 6, "
+                                f"north up, on a plain table)")
     calib.info.update({"photo": source, "turn": turn, "fit_before": round(before, 4), "reread": reread,
                        "seconds": round(time.perf_counter() - started, 1)})
     dest = Path(out) if out else calibration_path()
