@@ -106,3 +106,24 @@ def test_calibration_refuses_a_block_found_half_a_tile_off():
 def test_calibration_accepts_a_block_it_found_right():
     found = reader.locate_calibration_tiles(proxy.calibration_photo(100, megapixels=4)[0])
     assert found["explained"] >= reader.CALIBRATE.min_explained
+
+
+def test_tile_presence_does_not_grow_the_layout_over_the_whole_table():
+    """Where tile presence takes the table for tiles (a table unlike its own palette), the layout
+    grows no further once it holds :attr:`Lattice.presence_most` tiles."""
+    class Everywhere:                        # a tile model that sees a tile in every square
+        labels = reader.tile_labels()
+
+        def predict(self, crops, turned=False):
+            probs = np.zeros((len(crops), len(self.labels)))
+            probs[:, 1] = 1.0
+            return reader.TileReadings(probs, np.zeros((len(crops), 11, 12, 12)), np.zeros((len(crops), 4)))
+
+    image = np.zeros((2000, 2000, 3), np.uint8)
+    fit = reader.LatticeFit(np.diag([40.0, 40.0, 1.0]), [(25, 25)], 40.0, 1.0, 0)
+    params = reader.Lattice(presence_most=30)
+    everywhere = lambda crops, g, squares: np.ones(len(squares), bool)
+    grown = reader.read_cells(image, fit, Everywhere(), params, presence=everywhere)
+    tiles = [sq for sq, (p, *_) in grown.items() if p[0] < 0.5]
+    assert 30 <= len(tiles) < 30 + 4 * 12      # the ring being read when the bound was passed, no more
+    assert len(reader.read_cells(image, fit, Everywhere(), params)) > 200    # without presence: as before

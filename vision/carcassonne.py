@@ -550,6 +550,9 @@ class Lattice:
     border_band: float = 0.15       # a segment within this (in tiles) of a lattice line is a tile edge
     refine_bands: tuple = (0.3, 0.22, 0.15, 0.15)   # the segments fitted are this near a line, pass by pass
     ring: int = 1                   # empty squares around the tiles that are looked at too
+    presence_most: int = 144        # with tile presence, the layout grows no further once it holds this many
+    #                                 tiles (twice the base box: calibration knows the base game only); a table
+    #                                 unlike its own palette was read as 1271 tiles (proxy seed 201, photo 3)
     sure_tile: float = 0.05         # a square the tile model calls empty with at most this probability is a
     #                                 tile even where tile presence finds it like the table
     candidates: int = 3             # line lattices kept, best explaining first; the tile model tries
@@ -1512,6 +1515,8 @@ def read_cells(image: np.ndarray, fit: LatticeFit, model: TileModel, params: Lat
             if probs[n, empty] < 0.5:
                 todo |= {rules.neighbour(sq, e) for e in rules.EDGES}
         todo -= out.keys()
+        if present is not None and sum(p[empty] < 0.5 for p, *_ in out.values()) >= params.presence_most:
+            break               # tile presence has taken the table for tiles: the layout grows no further
     return out
 
 
