@@ -739,7 +739,7 @@ def photograph(farm, rng: np.random.Generator, megapixels=12.0, split: str = "te
     warm = np.array([rng.uniform(0.72, 0.95), 1.0, rng.uniform(1.0, 1.15)]) * rng.uniform(0.8, 1.15)
     photo *= gain[..., None] * warm
     glare = 0.0
-    if rng.random() < RANGES.glare_p:
+    if rng.random() < ranges.glare_p:
         c = cam.project(np.array([[*rng.uniform(outline.min(axis=0), outline.max(axis=0)), BOARD_MM]]))[0]
         sig = rng.uniform(0.03, 0.12) * math.hypot(W, H)
         glare = float(rng.uniform(0.3, 0.9))
@@ -817,8 +817,9 @@ CALIBRATION_LAYOUT = {(0, 0): "wood", (0, 1): "clay", (0, 2): "stone", (0, 3): "
                       (2, 0): "person", (2, 1): "grain", (2, 2): "vegetables"}
 CALIBRATION_FENCES = (("h", 2, 4), ("v", 2, 4), ("v", 2, 5))
 
-#: A calibration photo is taken with care: from above, the board filling most of the frame.
-CALIBRATION_RANGES = ProxyRanges(tilt_deg=(0.0, 20.0), fill=(0.7, 0.92))
+#: A calibration photo is taken with care: from above, the board filling most of the frame, mostly
+#: without the lamp's glare.
+CALIBRATION_RANGES = ProxyRanges(tilt_deg=(0.0, 20.0), fill=(0.7, 0.92), glare_p=0.2)
 
 
 def calibration_solids(rng, wood, cubes: bool, crop_style: str) -> tuple[list, list]:
