@@ -1328,14 +1328,16 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     own when ``scorelens calibrate agricola`` made one, False for none, or a file; with one,
     spaces and fences are read from its colour table instead of the space and fence models.
     """
-    from vision.agricola_calibrate import calibrated_readings, load_calibration
+    from vision.agricola_calibrate import calibrated_readings, find_board_calibrated, load_calibration
 
     table = load_calibration(calibration)
     from vision.classify import classifier
     from vision.read import Reading
 
     search: dict = {}
-    found = find_board(image, models, report=search)
+    found = find_board_calibrated(image, table) if table is not None else None
+    if found is None:
+        found = find_board(image, models, report=search)
     if found is None:
         e = UserError(None, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
         e.source = source

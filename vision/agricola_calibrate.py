@@ -58,7 +58,7 @@ PIECES = ("sheep", "boar", "cattle", "grain", "vegetables", "player")
 #: The classes of the colour table: the print (may be shaded) and the pieces.
 PRINT = ("meadow", "path") + TILES
 CLASSES = PRINT + PIECES
-VERSION = 1
+VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,15 @@ class Calibrate:
     fence_sharpness: float = 12.0    # cover - fence_cover -> a probability
     min_separation: float = 3.0      # calibration: each tile differs from the meadow by this much (Mahalanobis)
     sure: float = 0.92               # a calibrated reading's probability
+    light_hue: float = 0.12          # an edge's middle is a bare path within this hue of their median ...
+    light_brightness: float = 0.6    # ... and this brightness (log)
+    light_keep: float = 50.0         # ... or, where fewer than 12 are, the half nearest in hue
+    ground_scale: float = 0.05       # a space's median log colour this much nearer one ground -> e times likelier
+    max_glare: float = 0.35          # calibration: no stretch of path brighter than the light across the board by this (log)
+    find_long_side: int = 400        # the board is looked for by its colours in a copy of the photo this large
+    tints: tuple = (-0.3, -0.15, 0.0, 0.15, 0.3)   # the photo's light may tint blue and red by these (log) against green
+    find_within: float = 3.5         # a pixel of the yard lies this close (Mahalanobis) to the meadow, a path or a tile
+    yard_margin_mm: float = 2.0      # the yard's colours reach this far past the outer fence lines (then locked)
 
 
 CALIBRATE = Calibrate()
@@ -228,6 +237,66 @@ def turned_edge(edge: Edge) -> Edge:
 
 
 # ---------------------------------------------------------------------------
+# The light across the board, from the printed paths
+
+def _terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    u, v = x / AGRICOLA.width_mm - 0.5, y / AGRICOLA.height_mm - 0.5
+    return np.stack([np.ones_like(u), u, v], axis=-1)
+
+
+def light_field(f: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
+    """The printed paths' log colour across the board, ``(H, W, 3)``: a plane per
+    channel fitted to the middles of the 38 edges (three pieces of each), those of another hue than
+    most left out (fences, tiles lying over a path), then the furthest tenth twice. A lamp's fall-off and the photo's tint
+    are in it; dividing by it leaves the print's own colours.
+
+    >>> f = np.zeros((360, 560, 3), np.float32); f[..., 1] = np.linspace(0, 1, 560)[None]
+    >>> field = light_field(f)
+    >>> round(float(field[180, 0, 1]), 2), round(float(field[180, 559, 1]), 2), float(abs(field[..., 0]).max())
+    (0.0, 1.0, 0.0)
+    """
+    pts, vals = [], []
+    for e in EDGES:
+        strip = edge_strip(f, e, params.path_half_mm, params.path_along_mm, params)
+        (x0, y0), (x1, y1) = AGRICOLA.edge_line(e.axis, e.row, e.column)
+        for i, part in enumerate(np.array_split(strip, 3, axis=0)):
+            t = params.path_along_mm[0] + (i + 0.5) * (params.path_along_mm[1] - params.path_along_mm[0]) / 3
+            pts.append((x0 + t, y0) if e.axis == "h" else (x0, y0 + t))
+            vals.append(np.median(part.reshape(-1, 3), axis=0))
+    pts, vals = np.array(pts), np.array(vals, np.float64)
+    A = _terms(pts[:, 0], pts[:, 1])
+    # most edges are bare paths: their median colour; an edge's middle of another hue (a fence, a
+    # tile over the path) is left out, whatever its brightness
+    r = vals - np.median(vals, axis=0)
+    hue = np.linalg.norm(r - r.mean(axis=1, keepdims=True), axis=1)
+    keep = (hue < params.light_hue) & (np.abs(r.mean(axis=1)) < params.light_brightness)
+    if keep.sum() < 12:
+        keep = hue <= np.percentile(hue, params.light_keep)
+    for _ in range(2):
+        coef, *_ = np.linalg.lstsq(A[keep], vals[keep], rcond=None)
+        res = np.linalg.norm(vals - A @ coef, axis=1)
+        keep &= res <= max(float(np.percentile(res[keep], 90)), 0.05)
+    H, W = f.shape[:2]
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float64)
+    return (_terms((xx + 0.5) / params.px_per_mm, (yy + 0.5) / params.px_per_mm) @ coef).astype(np.float32)
+
+
+def brightest_path(f: np.ndarray, params: Calibrate = CALIBRATE) -> float:
+    """How much brighter (log) than the light across the board the brightest stretch of path is,
+    on a board with the light taken out (:func:`normalised`): glare shows there."""
+    pieces = [part for e in EDGES
+              for part in np.array_split(edge_strip(f, e, params.path_half_mm, params.path_along_mm, params), 3)]
+    return float(np.percentile([np.median(part.reshape(-1, 3).mean(axis=1)) for part in pieces], 95))
+
+
+def normalised(rect: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
+    """The rectified board's log colour with the light across it taken out: the paths' colour
+    made 0 everywhere (:func:`light_field`)."""
+    f = log_colour(board_at(rect, params))
+    return f - light_field(f, params)
+
+
+# ---------------------------------------------------------------------------
 # Calibrating
 
 def _refuse(source: str, what: str):
@@ -268,8 +337,11 @@ def piece_blob(mask: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
 def learn_table(rect: np.ndarray, source: str, params: Calibrate = CALIBRATE) -> ColourTable:
     """The colour table of the set in a calibration photo's rectified board; refuses (UserError
     naming ``source`` and what is wrong) a photo that is not the calibration layout."""
-    img = board_at(rect, params)
-    f = log_colour(img)
+    f = normalised(rect, params)
+    glare = brightest_path(f, params)
+    if glare > params.max_glare:
+        raise _refuse(source, f"part of the board is {math.exp(glare):.1f} times brighter than the rest "
+                              "(glare from a lamp?): photograph it in even light")
     turned, margin = layout_turned(f, params)
     if margin < 1.3:
         raise _refuse(source, "the four tiles were not found in a row along one long side "
@@ -331,7 +403,10 @@ def learn_table(rect: np.ndarray, source: str, params: Calibrate = CALIBRATE) ->
     samples["player"] = np.vstack(player)
     names = list(CLASSES)
     fits = [fit_class(samples[n], params) for n in names]
+    grounds = {"meadow": np.median(np.vstack([middle(p, params.core_mm) for p in POSITIONS if p not in LAYOUT]), axis=0)}
+    grounds |= {what: np.median(middle(p, params.core_mm), axis=0) for p, what in LAYOUT.items() if what in TILES}
     info = {"turned": bool(turned), "turn_margin": round(float(margin), 2),
+            "grounds": {k: v.round(4).tolist() for k, v in grounds.items()},
             "reference": {"path": np.median(samples["path"], axis=0).round(4).tolist(),
                           "meadow": np.median(samples["meadow"], axis=0).round(4).tolist()}}
     return ColourTable(names, np.array([m for m, _ in fits]), np.array([c for _, c in fits]), areas, info)
@@ -417,6 +492,70 @@ def reread_layout(rect: np.ndarray, table: ColourTable, params: Calibrate = CALI
 
 
 # ---------------------------------------------------------------------------
+# Finding the board by the set's colours
+
+def _only(table: ColourTable, names) -> ColourTable:
+    keep = [table.names.index(n) for n in names]
+    return ColourTable([table.names[i] for i in keep], table.means[keep], table.covs[keep], table.areas, table.info)
+
+
+def yard_outline(image: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE) -> np.ndarray | None:
+    """The farmyard's outline in the photo (4 x 2 photo pixels, clockwise), from the set's print:
+    the largest region of meadow, path and tile colours, under the tint that makes the most meadow."""
+    from vision.agricola import shrink_to
+    from vision.locate import fit_quad, refine_corners
+
+    small, k = shrink_to(image, min(1.0, params.find_long_side / max(image.shape[:2])))
+    f = log_colour(small).reshape(-1, 3)
+    meadow = _only(table, ("meadow",))
+    best = None
+    for tb in params.tints:
+        for tr in params.tints:
+            offset = np.array([tb, 0.0, tr])
+            d2, _ = class_distances(f, meadow, offset, params)
+            n = int((d2[0] < params.find_within ** 2).sum())
+            if best is None or n > best[0]:
+                best = (n, offset)
+    d2, _ = class_distances(f, _only(table, ("meadow", "path") + TILES), best[1], params)
+    mask = (d2.min(axis=0) < params.find_within ** 2).reshape(small.shape[:2]).astype(np.uint8)
+    size = max(3, int(round(0.012 * max(mask.shape))) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((size, size), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(c) < 0.02 * mask.size:
+        return None
+    quad = fit_quad(c)
+    if quad is None:
+        return None
+    quad = refine_corners(quad, c)
+    return ((quad + 0.5) / k - 0.5).astype(np.float32)
+
+
+def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE, report=None):
+    """The board found by the set's colours (:func:`yard_outline`), then locked onto its fence
+    lines as the reader locks any outline (:func:`vision.agricola.lock_outlines`); None if not."""
+    from vision import agricola
+
+    yard = yard_outline(image, table, params)
+    if yard is None:
+        return None
+    g = AGRICOLA
+    m = params.yard_margin_mm
+    yard_mm = np.float32([[g.line_x(0) - m, g.line_y(0) - m], [g.line_x(g.cols) + m, g.line_y(0) - m],
+                          [g.line_x(g.cols) + m, g.line_y(g.rows) + m], [g.line_x(0) - m, g.line_y(g.rows) + m]])
+    sides = np.linalg.norm(yard - np.roll(yard, -1, axis=0), axis=1)
+    first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
+    h = cv2.getPerspectiveTransform(yard_mm, np.roll(yard, -first, axis=0))
+    outline = cv2.perspectiveTransform(agricola.board_corners_mm()[None], h)[0].astype(np.float32)
+    report = {} if report is None else report
+    report.setdefault("deadline", time.process_time() + agricola.FIND.max_seconds)
+    return agricola.lock_outlines(image, [outline], report=report)
+
+
+# ---------------------------------------------------------------------------
 # Reading with a calibration
 
 def photo_offset(f: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE) -> np.ndarray:
@@ -443,9 +582,8 @@ def read_board(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRA
     """What the calibrated reader sees on a rectified board, as it lies (not turned upright):
     ``({position: {"kind", "material", "votes", "animal", "animals", "crop", "crops", "player"}},
     fence probabilities in the order of EDGES)``."""
-    img = board_at(rect, params)
-    f = log_colour(img)
-    offset = photo_offset(f, table, params)
+    f = normalised(rect, params)
+    offset = np.zeros(3)
     H, W = f.shape[:2]
     d2, cost = class_distances(f.reshape(-1, 3), table, offset, params)
     n_print = len(PRINT)
@@ -455,12 +593,14 @@ def read_board(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRA
     d2 = np.sqrt(d2).reshape(-1, H, W)
     index = {n: i for i, n in enumerate(table.names)}
     grounds = ("meadow",) + TILES
+    refs = {n: np.array(table.info["grounds"][n]) for n in grounds}
     spaces = {}
     for p in POSITIONS:
         x0, y0, x1, y1 = space_box(p, params.core_mm, params)
-        core = best_print[y0:y1, x0:x1]
-        votes = np.array([(core == index[n]).sum() for n in grounds], np.float64)
-        ground = grounds[int(np.argmax(votes))]
+        middle = np.median(f[y0:y1, x0:x1].reshape(-1, 3), axis=0)
+        apart = np.array([np.linalg.norm(middle - refs[n]) for n in grounds])
+        votes = np.exp(-(apart - apart.min()) / params.ground_scale)
+        ground = grounds[int(np.argmin(apart))]
         kind = "empty" if ground == "meadow" else "field" if ground == "field" else "room"
         x0, y0, x1, y1 = space_box(p, params.inset_mm, params)
         # a piece differs from the space's ground and the meadow (a tile may lie off its space)

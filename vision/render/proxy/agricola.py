@@ -817,9 +817,9 @@ CALIBRATION_LAYOUT = {(0, 0): "wood", (0, 1): "clay", (0, 2): "stone", (0, 3): "
                       (2, 0): "person", (2, 1): "grain", (2, 2): "vegetables"}
 CALIBRATION_FENCES = (("h", 2, 4), ("v", 2, 4), ("v", 2, 5))
 
-#: A calibration photo is taken with care: from above, the board filling most of the frame, mostly
-#: without the lamp's glare.
-CALIBRATION_RANGES = ProxyRanges(tilt_deg=(0.0, 20.0), fill=(0.7, 0.92), glare_p=0.2)
+#: A calibration photo is taken with care: from above, the board filling most of the frame, without
+#: the lamp's glare on it (``scorelens calibrate`` refuses a photo with glare).
+CALIBRATION_RANGES = ProxyRanges(tilt_deg=(0.0, 20.0), fill=(0.7, 0.92), glare_p=0.0)
 
 
 def calibration_solids(rng, wood, cubes: bool, crop_style: str) -> tuple[list, list]:
