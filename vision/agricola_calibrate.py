@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -58,7 +58,7 @@ PIECES = ("sheep", "boar", "cattle", "grain", "vegetables", "player")
 #: The classes of the colour table: the print (may be shaded) and the pieces.
 PRINT = ("meadow", "path") + TILES
 CLASSES = PRINT + PIECES
-VERSION = 2
+VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,16 @@ class Calibrate:
     light_hue: float = 0.12          # an edge's middle is a bare path within this hue of their median ...
     light_brightness: float = 0.6    # ... and this brightness (log)
     light_keep: float = 50.0         # ... or, where fewer than 12 are, the half nearest in hue
-    ground_scale: float = 0.05       # a space's median log colour this much nearer one ground -> e times likelier
-    max_glare: float = 0.35          # calibration: no stretch of path brighter than the light across the board by this (log)
+    light_fit: float = 0.08          # a stretch of path fits the light's model this well (relative)
+    glare_ridge: float = 0.3         # glare is fitted held towards none (pale paths cannot tell it from light)
+    light_reach_mm: float = 30.0     # what a plane does not explain (glare) is smoothed over this far
+    ground_shade: tuple = (0.7, 1.3)  # a space's ground is voted by its pixels that fit a ground shaded this little ...
+    ground_fit: float = 3.0          # ... and this well (Mahalanobis)
+    min_ground: float = 0.1          # ... when this share of them does; else by the nearest median colour
+    max_glare: float = 0.5           # calibration: glare adds at most this share of the paths' brightness
+    table_long_side: int = 600       # calibration: the board is told from the table in a copy this large ...
+    table_colours: int = 4           # ... the table's colours being this many clusters of the photo's edge ...
+    table_apart: float = 14.0        # ... and the board's this far (Lab) from all of them
     find_long_side: int = 400        # the board is looked for by its colours in a copy of the photo this large
     tints: tuple = (-0.3, -0.15, 0.0, 0.15, 0.3)   # the photo's light may tint blue and red by these (log) against green
     find_within: float = 3.5         # a pixel of the yard lies this close (Mahalanobis) to the meadow, a path or a tile
@@ -252,7 +260,7 @@ def light_field(f: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
 
     >>> f = np.zeros((360, 560, 3), np.float32); f[..., 1] = np.linspace(0, 1, 560)[None]
     >>> field = light_field(f)
-    >>> round(float(field[180, 0, 1]), 2), round(float(field[180, 559, 1]), 2), float(abs(field[..., 0]).max())
+    >>> round(float(field[180, 0, 1]), 1) + 0.0, round(float(field[180, 559, 1]), 1), float(abs(field[..., 0]).max())
     (0.0, 1.0, 0.0)
     """
     pts, vals = [], []
@@ -276,9 +284,19 @@ def light_field(f: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
         coef, *_ = np.linalg.lstsq(A[keep], vals[keep], rcond=None)
         res = np.linalg.norm(vals - A @ coef, axis=1)
         keep &= res <= max(float(np.percentile(res[keep], 90)), 0.05)
+    # what the plane leaves (glare, a lamp close by), smoothed from the paths kept
+    step = 5.0
+    gy, gx = np.mgrid[0:AGRICOLA.height_mm + step:step, 0:AGRICOLA.width_mm + step:step]
+    plane = _terms(gx, gy) @ coef
+    near = np.exp(-((gx[..., None] - pts[keep, 0]) ** 2 + (gy[..., None] - pts[keep, 1]) ** 2)
+                  / (2 * params.light_reach_mm ** 2))
+    rest = vals[keep] - A[keep] @ coef
+    local = (near @ rest) / (near.sum(axis=-1, keepdims=True) + 0.5)
     H, W = f.shape[:2]
-    yy, xx = np.mgrid[0:H, 0:W].astype(np.float64)
-    return (_terms((xx + 0.5) / params.px_per_mm, (yy + 0.5) / params.px_per_mm) @ coef).astype(np.float32)
+    grid = (plane + local).astype(np.float32)
+    s = params.px_per_mm * step
+    to_px = np.float32([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5]])
+    return cv2.warpAffine(grid, to_px, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def brightest_path(f: np.ndarray, params: Calibrate = CALIBRATE) -> float:
@@ -289,11 +307,66 @@ def brightest_path(f: np.ndarray, params: Calibrate = CALIBRATE) -> float:
     return float(np.percentile([np.median(part.reshape(-1, 3).mean(axis=1)) for part in pieces], 95))
 
 
-def normalised(rect: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
-    """The rectified board's log colour with the light across it taken out: the paths' colour
-    made 0 everywhere (:func:`light_field`)."""
-    f = log_colour(board_at(rect, params))
-    return f - light_field(f, params)
+def path_samples(lin: np.ndarray, params: Calibrate = CALIBRATE) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of the 38 edges, three pieces of each: their places (mm) and median colours."""
+    pts, vals = [], []
+    for e in EDGES:
+        strip = edge_strip(lin, e, params.path_half_mm, params.path_along_mm, params)
+        (x0, y0), _ = AGRICOLA.edge_line(e.axis, e.row, e.column)
+        for i, part in enumerate(np.array_split(strip, 3, axis=0)):
+            t = params.path_along_mm[0] + (i + 0.5) * (params.path_along_mm[1] - params.path_along_mm[0]) / 3
+            pts.append((x0 + t, y0) if e.axis == "h" else (x0, y0 + t))
+            vals.append(np.median(part.reshape(-1, 3), axis=0))
+    return np.array(pts), np.array(vals, np.float64)
+
+
+def light_and_glare(lin: np.ndarray, path: np.ndarray | None, params: Calibrate = CALIBRATE):
+    """How the light falls on the board: ``(gain (H, W, 3), glare (H, W))``, the photo being
+    ``gain * print + glare`` (linear BGR), from the paths (their colour ``path``, or the median
+    of the edges' middles when not given). The photo's tint is one for the whole board; its
+    brightness and the glare (white, added) are fitted on each stretch of path and smoothed.
+    A stretch the model does not fit (a fence, a tile over the path) is left out."""
+    pts, vals = path_samples(lin, params)
+    p = np.median(vals, axis=0) if path is None else np.asarray(path, np.float64)
+    m = np.log(vals + 4) - np.log(p + 4)
+    tint = np.exp(np.median(m - m.mean(axis=1, keepdims=True), axis=0))
+    q = tint * p
+    lam = params.glare_ridge
+    a11, a12, a22 = float(q @ q), float(q.sum()), 3.0 + lam
+    qv, sv = vals @ q, vals.sum(axis=1)
+    det = a11 * a22 - a12 * a12
+    gain = (a22 * qv - a12 * sv) / det
+    glare = (a11 * sv - a12 * qv) / det
+    neg = glare < 0
+    glare[neg], gain[neg] = 0.0, qv[neg] / a11
+    res = np.linalg.norm(vals - gain[:, None] * q - glare[:, None], axis=1) / (np.linalg.norm(vals, axis=1) + 1.0)
+    keep = (res < params.light_fit) & (gain > 0)
+    if keep.sum() < 12:
+        keep = res <= np.percentile(res, 50)
+    step = 5.0
+    gy, gx = np.mgrid[0:AGRICOLA.height_mm + step:step, 0:AGRICOLA.width_mm + step:step]
+    near = np.exp(-((gx[..., None] - pts[keep, 0]) ** 2 + (gy[..., None] - pts[keep, 1]) ** 2)
+                  / (2 * params.light_reach_mm ** 2))
+    prior = 0.3
+    weight = near.sum(axis=-1) + prior
+    g_grid = (near @ gain[keep] + prior * np.median(gain[keep])) / weight
+    a_grid = (near @ glare[keep] + prior * np.median(glare[keep])) / weight
+    H, W = lin.shape[:2]
+    s = params.px_per_mm * step
+    to_px = np.float32([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5]])
+    up = lambda grid: cv2.warpAffine(grid.astype(np.float32), to_px, (W, H), flags=cv2.INTER_LINEAR,  # noqa: E731
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return up(g_grid)[..., None] * tint.astype(np.float32), up(a_grid), p
+
+
+def normalised(rect: np.ndarray, path: np.ndarray | None = None, params: Calibrate = CALIBRATE):
+    """The rectified board's log colour (:func:`log_colour`) as the calibration photo's light
+    would show it: the glare taken off, divided by the light (:func:`light_and_glare`). Returns
+    it and the paths' colour it was measured against."""
+    lin = board_at(rect, params).astype(np.float32)
+    gain, glare, p = light_and_glare(lin, path, params)
+    true = (lin - glare[..., None]) / np.maximum(gain, 1e-3)
+    return np.log(np.clip(true, 0, 400) + 4.0).astype(np.float32), p
 
 
 # ---------------------------------------------------------------------------
@@ -334,14 +407,66 @@ def piece_blob(mask: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
     return labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
 
 
+def outline_off_table(image: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray | None:
+    """The board's outline in a calibration photo (4 x 2 photo pixels), as what differs from the
+    table: the colours along the photo's edge (a few clusters: wood grain, a checked cloth) are
+    the table's, and the largest region unlike all of them is the board."""
+    from vision.agricola import shrink_to
+    from vision.locate import fit_quad, refine_corners
+
+    small, k = shrink_to(image, min(1.0, params.table_long_side / max(image.shape[:2])))
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    b = max(2, int(0.03 * min(h, w)))
+    ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3), lab[:, :b].reshape(-1, 3),
+                           lab[:, -b:].reshape(-1, 3)])
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
+    cv2.setRNGSeed(0)
+    _, _, centres = cv2.kmeans(ring, params.table_colours, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    d = np.min(np.linalg.norm(lab.reshape(-1, 1, 3) - centres[None], axis=2), axis=1).reshape(h, w)
+    mask = (cv2.GaussianBlur(d, (0, 0), 2.0) > params.table_apart).astype(np.uint8)
+    size = max(3, int(round(0.015 * max(h, w))) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((size, size), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(c) < 0.1 * mask.size:
+        return None
+    quad = fit_quad(c)
+    return None if quad is None else ((refine_corners(quad, c) + 0.5) / k - 0.5).astype(np.float32)
+
+
+def find_calibration_board(image: np.ndarray, params: Calibrate = CALIBRATE, report: dict | None = None):
+    """The board of a calibration photo: as the reader finds any board, or else by its outline
+    against the table (:func:`outline_off_table`), locked onto its fence lines."""
+    from vision import agricola
+
+    report = {} if report is None else report
+    found = agricola.find_board(image, report=report)
+    if found is None:
+        outline = outline_off_table(image, params)
+        if outline is not None:
+            report["deadline"] = time.process_time() + agricola.FIND.max_seconds
+            found = agricola.lock_outlines(image, [outline], report=report)
+            for reach in agricola.FIND.wider_searches:
+                if found is not None:
+                    break
+                found = agricola.lock_outlines(image, [outline], params=replace(agricola.FIND, search_mm=reach),
+                                               report=report)
+    return found
+
+
 def learn_table(rect: np.ndarray, source: str, params: Calibrate = CALIBRATE) -> ColourTable:
     """The colour table of the set in a calibration photo's rectified board; refuses (UserError
     naming ``source`` and what is wrong) a photo that is not the calibration layout."""
-    f = normalised(rect, params)
-    glare = brightest_path(f, params)
+    f, path = normalised(rect, None, params)
+    _, glare, _ = light_and_glare(board_at(rect, params).astype(np.float32), path, params)
+    glare = float(glare.max() / max(float(np.mean(path)), 1.0))
     if glare > params.max_glare:
-        raise _refuse(source, f"part of the board is {math.exp(glare):.1f} times brighter than the rest "
-                              "(glare from a lamp?): photograph it in even light")
+        raise _refuse(source, f"glare on the board (a lamp's reflection adds {glare:.0%} of the paths' brightness): "
+                              "photograph it in even light")
     turned, margin = layout_turned(f, params)
     if margin < 1.3:
         raise _refuse(source, "the four tiles were not found in a row along one long side "
@@ -407,6 +532,7 @@ def learn_table(rect: np.ndarray, source: str, params: Calibrate = CALIBRATE) ->
     grounds |= {what: np.median(middle(p, params.core_mm), axis=0) for p, what in LAYOUT.items() if what in TILES}
     info = {"turned": bool(turned), "turn_margin": round(float(margin), 2),
             "grounds": {k: v.round(4).tolist() for k, v in grounds.items()},
+            "path_linear": path.round(3).tolist(),
             "reference": {"path": np.median(samples["path"], axis=0).round(4).tolist(),
                           "meadow": np.median(samples["meadow"], axis=0).round(4).tolist()}}
     return ColourTable(names, np.array([m for m, _ in fits]), np.array([c for _, c in fits]), areas, info)
@@ -450,7 +576,7 @@ def calibrate(photo, out=None, params: Calibrate = CALIBRATE) -> dict:
     else:
         source, image = str(photo), photo_stage.read_photo_file(photo).image
     search: dict = {}
-    found = agricola.find_board(image, report=search)
+    found = find_calibration_board(image, params, search)
     if found is None:
         raise _refuse(source, f"no farmyard board found ({agricola.not_found_reason(search)})")
     rect = agricola.rectify_board(image, found.h_mm_to_img)
@@ -582,7 +708,7 @@ def read_board(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRA
     """What the calibrated reader sees on a rectified board, as it lies (not turned upright):
     ``({position: {"kind", "material", "votes", "animal", "animals", "crop", "crops", "player"}},
     fence probabilities in the order of EDGES)``."""
-    f = normalised(rect, params)
+    f, _ = normalised(rect, np.array(table.info["path_linear"]), params)
     offset = np.zeros(3)
     H, W = f.shape[:2]
     d2, cost = class_distances(f.reshape(-1, 3), table, offset, params)
@@ -594,13 +720,22 @@ def read_board(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRA
     index = {n: i for i, n in enumerate(table.names)}
     grounds = ("meadow",) + TILES
     refs = {n: np.array(table.info["grounds"][n]) for n in grounds}
+    ground_table = _only(table, grounds)
+    ground_params = replace(params, shade=params.ground_shade)
     spaces = {}
     for p in POSITIONS:
         x0, y0, x1, y1 = space_box(p, params.core_mm, params)
-        middle = np.median(f[y0:y1, x0:x1].reshape(-1, 3), axis=0)
-        apart = np.array([np.linalg.norm(middle - refs[n]) for n in grounds])
-        votes = np.exp(-(apart - apart.min()) / params.ground_scale)
-        ground = grounds[int(np.argmin(apart))]
+        core = f[y0:y1, x0:x1].reshape(-1, 3)
+        # the ground's pixels: those fitting a ground class, hardly shaded (the light is taken out);
+        # pieces and their shadows fit none
+        g2, gcost = class_distances(core, ground_table, offset, ground_params)
+        fits = g2.min(axis=0) < params.ground_fit ** 2
+        votes = np.bincount(gcost.argmin(axis=0)[fits], minlength=len(grounds)).astype(np.float64)
+        if votes.sum() < params.min_ground * len(core):
+            # hardly any ground shows (a crowded pasture, glare): the nearest median
+            middle = np.median(core, axis=0)
+            votes = -np.array([np.linalg.norm(middle - refs[n]) for n in grounds])
+        ground = grounds[int(np.argmax(votes))]
         kind = "empty" if ground == "meadow" else "field" if ground == "field" else "room"
         x0, y0, x1, y1 = space_box(p, params.inset_mm, params)
         # a piece differs from the space's ground and the meadow (a tile may lie off its space)
