@@ -88,9 +88,6 @@ class Calibrate:
     fence_sharpness: float = 12.0    # cover - fence_cover -> a probability
     min_separation: float = 3.0      # calibration: each tile differs from the meadow by this much (Mahalanobis)
     sure: float = 0.92               # a calibrated reading's probability
-    light_hue: float = 0.12          # an edge's middle is a bare path within this hue of their median ...
-    light_brightness: float = 0.6    # ... and this brightness (log)
-    light_keep: float = 50.0         # ... or, where fewer than 12 are, the half nearest in hue
     light_fit: float = 0.08          # a stretch of path fits the light's model this well (relative)
     glare_ridge: float = 0.3         # glare is fitted held towards none (pale paths cannot tell it from light)
     light_reach_mm: float = 30.0     # what a plane does not explain (glare) is smoothed over this far
@@ -102,8 +99,14 @@ class Calibrate:
     table_colours: int = 4           # ... the table's colours being this many clusters of the photo's edge ...
     table_apart: float = 14.0        # ... and the board's this far (Lab) from all of them
     find_long_side: int = 400        # the board is looked for by its colours in a copy of the photo this large
-    tints: tuple = (-0.3, -0.15, 0.0, 0.15, 0.3)   # the photo's light may tint blue and red by these (log) against green
+    tints: tuple = (-0.15, 0.0, 0.15)   # the photo's light may tint blue and red by these (log) against green
     find_within: float = 3.5         # a pixel of the yard lies this close (Mahalanobis) to the meadow, a path or a tile
+    yard_close: float = 0.03         # the meadow is closed over this share of the photo (paths, pieces)
+    yard_grow: float = 0.1           # ... and grown this far (share of the photo) to paths and fences
+    min_agreement: float = 0.75      # a board found by the set's colours shows paths or fences on this share of its edges ...
+    agree_within: float = 3.0        # ... each fitting them this well (Mahalanobis)
+    lock_on_paths: bool = True       # an unsure lock is tried again on where the set's paths show ...
+    path_within: float = 4.0         # ... a pixel's Mahalanobis distance from a path or a fence -> 0
     yard_margin_mm: float = 2.0      # the yard's colours reach this far past the outer fence lines (then locked)
 
 
@@ -137,7 +140,8 @@ class ColourTable:
         import json
         with np.load(path, allow_pickle=False) as z:
             if int(z["version"]) != VERSION:
-                raise ValueError(f"version {int(z['version'])}, expected {VERSION}")
+                raise ValueError(f"made by another version of scorelens ({int(z['version'])}, not {VERSION}): "
+                             "run scorelens calibrate agricola again")
             return cls([str(n) for n in z["names"]], z["means"].astype(np.float64), z["covs"].astype(np.float64),
                        dict(zip((str(n) for n in z["area_names"]), (float(v) for v in z["area_values"]))),
                        json.loads(str(z["info"])))
@@ -246,66 +250,6 @@ def turned_edge(edge: Edge) -> Edge:
 
 # ---------------------------------------------------------------------------
 # The light across the board, from the printed paths
-
-def _terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    u, v = x / AGRICOLA.width_mm - 0.5, y / AGRICOLA.height_mm - 0.5
-    return np.stack([np.ones_like(u), u, v], axis=-1)
-
-
-def light_field(f: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
-    """The printed paths' log colour across the board, ``(H, W, 3)``: a plane per
-    channel fitted to the middles of the 38 edges (three pieces of each), those of another hue than
-    most left out (fences, tiles lying over a path), then the furthest tenth twice. A lamp's fall-off and the photo's tint
-    are in it; dividing by it leaves the print's own colours.
-
-    >>> f = np.zeros((360, 560, 3), np.float32); f[..., 1] = np.linspace(0, 1, 560)[None]
-    >>> field = light_field(f)
-    >>> round(float(field[180, 0, 1]), 1) + 0.0, round(float(field[180, 559, 1]), 1), float(abs(field[..., 0]).max())
-    (0.0, 1.0, 0.0)
-    """
-    pts, vals = [], []
-    for e in EDGES:
-        strip = edge_strip(f, e, params.path_half_mm, params.path_along_mm, params)
-        (x0, y0), (x1, y1) = AGRICOLA.edge_line(e.axis, e.row, e.column)
-        for i, part in enumerate(np.array_split(strip, 3, axis=0)):
-            t = params.path_along_mm[0] + (i + 0.5) * (params.path_along_mm[1] - params.path_along_mm[0]) / 3
-            pts.append((x0 + t, y0) if e.axis == "h" else (x0, y0 + t))
-            vals.append(np.median(part.reshape(-1, 3), axis=0))
-    pts, vals = np.array(pts), np.array(vals, np.float64)
-    A = _terms(pts[:, 0], pts[:, 1])
-    # most edges are bare paths: their median colour; an edge's middle of another hue (a fence, a
-    # tile over the path) is left out, whatever its brightness
-    r = vals - np.median(vals, axis=0)
-    hue = np.linalg.norm(r - r.mean(axis=1, keepdims=True), axis=1)
-    keep = (hue < params.light_hue) & (np.abs(r.mean(axis=1)) < params.light_brightness)
-    if keep.sum() < 12:
-        keep = hue <= np.percentile(hue, params.light_keep)
-    for _ in range(2):
-        coef, *_ = np.linalg.lstsq(A[keep], vals[keep], rcond=None)
-        res = np.linalg.norm(vals - A @ coef, axis=1)
-        keep &= res <= max(float(np.percentile(res[keep], 90)), 0.05)
-    # what the plane leaves (glare, a lamp close by), smoothed from the paths kept
-    step = 5.0
-    gy, gx = np.mgrid[0:AGRICOLA.height_mm + step:step, 0:AGRICOLA.width_mm + step:step]
-    plane = _terms(gx, gy) @ coef
-    near = np.exp(-((gx[..., None] - pts[keep, 0]) ** 2 + (gy[..., None] - pts[keep, 1]) ** 2)
-                  / (2 * params.light_reach_mm ** 2))
-    rest = vals[keep] - A[keep] @ coef
-    local = (near @ rest) / (near.sum(axis=-1, keepdims=True) + 0.5)
-    H, W = f.shape[:2]
-    grid = (plane + local).astype(np.float32)
-    s = params.px_per_mm * step
-    to_px = np.float32([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5]])
-    return cv2.warpAffine(grid, to_px, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def brightest_path(f: np.ndarray, params: Calibrate = CALIBRATE) -> float:
-    """How much brighter (log) than the light across the board the brightest stretch of path is,
-    on a board with the light taken out (:func:`normalised`): glare shows there."""
-    pieces = [part for e in EDGES
-              for part in np.array_split(edge_strip(f, e, params.path_half_mm, params.path_along_mm, params), 3)]
-    return float(np.percentile([np.median(part.reshape(-1, 3).mean(axis=1)) for part in pieces], 95))
-
 
 def path_samples(lin: np.ndarray, params: Calibrate = CALIBRATE) -> tuple[np.ndarray, np.ndarray]:
     """The middles of the 38 edges, three pieces of each: their places (mm) and median colours."""
@@ -625,39 +569,66 @@ def _only(table: ColourTable, names) -> ColourTable:
     return ColourTable([table.names[i] for i in keep], table.means[keep], table.covs[keep], table.areas, table.info)
 
 
-def yard_outline(image: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE) -> np.ndarray | None:
-    """The farmyard's outline in the photo (4 x 2 photo pixels, clockwise), from the set's print:
-    the largest region of meadow, path and tile colours, under the tint that makes the most meadow."""
+def yard_outline(image: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE):
+    """The farmyard's outline in the photo (4 x 2 photo pixels, clockwise) and the tint (log BGR
+    offset) it was found under, or None, from the set's print:
+    the largest region of meadow colour (closed over the paths and the tiles), under the tint that
+    makes the most meadow."""
     from vision.agricola import shrink_to
     from vision.locate import fit_quad, refine_corners
 
     small, k = shrink_to(image, min(1.0, params.find_long_side / max(image.shape[:2])))
     f = log_colour(small).reshape(-1, 3)
     meadow = _only(table, ("meadow",))
+    h, w = small.shape[:2]
+    size = max(3, int(round(params.yard_close * max(h, w))) | 1)
+    kernel = np.ones((size, size), np.uint8)
     best = None
     for tb in params.tints:
         for tr in params.tints:
-            offset = np.array([tb, 0.0, tr])
-            d2, _ = class_distances(f, meadow, offset, params)
-            n = int((d2[0] < params.find_within ** 2).sum())
-            if best is None or n > best[0]:
-                best = (n, offset)
-    d2, _ = class_distances(f, _only(table, ("meadow", "path") + TILES), best[1], params)
-    mask = (d2.min(axis=0) < params.find_within ** 2).reshape(small.shape[:2]).astype(np.uint8)
-    size = max(3, int(round(0.012 * max(mask.shape))) | 1)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((size, size), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not contours:
+            d2, _ = class_distances(f, meadow, np.array([tb, 0.0, tr]), params)
+            mask = (d2[0] < params.find_within ** 2).reshape(h, w).astype(np.uint8)
+            mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            for c in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+                area = cv2.contourArea(c)
+                if area < 0.02 * h * w:
+                    break
+                # a yard is a filled quadrilateral clear of the photo's edge (a tablecloth of the
+                # meadow's colour is neither)
+                x, y, bw, bh = cv2.boundingRect(c)
+                if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+                    continue
+                (_, (rw, rh), _) = cv2.minAreaRect(c)
+                score = area * area / max(rw * rh, 1.0)
+                if best is None or score > best[0]:
+                    best = (score, c, np.array([tb, 0.0, tr]))
+    if best is None:
         return None
-    c = max(contours, key=cv2.contourArea)
-    if cv2.contourArea(c) < 0.02 * mask.size:
-        return None
+    # the meadow's region grown to the paths and fences round it (past a row of rooms or fields)
+    meadow_region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(meadow_region, [best[1]], -1, 1, -1)
+    reach = max(3, int(round(params.yard_grow * max(h, w))) | 1)
+    near = cv2.dilate(meadow_region, np.ones((reach, reach), np.uint8))
+    d2, _ = class_distances(f, _only(table, ("meadow", "path", "player")), best[2], params)
+    yard = (d2.min(axis=0) < params.find_within ** 2).reshape(h, w).astype(np.uint8) & near | meadow_region
+    yard = cv2.morphologyEx(cv2.morphologyEx(yard, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
+    contours, _ = cv2.findContours(yard, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    c = cv2.convexHull(max(contours, key=cv2.contourArea))
     quad = fit_quad(c)
     if quad is None:
         return None
     quad = refine_corners(quad, c)
-    return ((quad + 0.5) / k - 0.5).astype(np.float32)
+    return ((quad + 0.5) / k - 0.5).astype(np.float32), best[2]
+
+
+def path_image(image: np.ndarray, table: ColourTable, tint: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
+    """Where the photo shows the set's paths or the player's fences: 255 on them, 0 on what fits
+    neither (meadow, tiles, pieces, the table), as a BGR image for the fence-line lock."""
+    d2, _ = class_distances(log_colour(image).reshape(-1, 3), _only(table, ("path", "player")), tint, params)
+    near = np.clip(1.0 - np.sqrt(d2.min(axis=0)) / params.path_within, 0.0, 1.0)
+    g = (near * 255).astype(np.uint8).reshape(image.shape[:2])
+    return cv2.merge([g, g, g])
 
 
 def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE, report=None):
@@ -665,9 +636,10 @@ def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibra
     lines as the reader locks any outline (:func:`vision.agricola.lock_outlines`); None if not."""
     from vision import agricola
 
-    yard = yard_outline(image, table, params)
-    if yard is None:
+    got = yard_outline(image, table, params)
+    if got is None:
         return None
+    yard, tint = got
     g = AGRICOLA
     m = params.yard_margin_mm
     yard_mm = np.float32([[g.line_x(0) - m, g.line_y(0) - m], [g.line_x(g.cols) + m, g.line_y(0) - m],
@@ -678,31 +650,45 @@ def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibra
     outline = cv2.perspectiveTransform(agricola.board_corners_mm()[None], h)[0].astype(np.float32)
     report = {} if report is None else report
     report.setdefault("deadline", time.process_time() + agricola.FIND.max_seconds)
-    return agricola.lock_outlines(image, [outline], report=report)
+    # the lock's own tests of contrast are for our print: here the set's colours say whether the
+    # fence lines lie where the lock puts them
+    relaxed = replace(agricola.FIND, min_score=0.0, min_read_crossings=agricola.FIND.min_crossings)
+    found = agricola.lock_outlines(image, [outline], params=relaxed, report=report)
+    if params.lock_on_paths and (found is None or found.lines < agricola.FIND.sure_crossings):
+        # the fence lines locked onto where the set's paths are, on a copy at the lock's scale
+        diagonal = float(np.linalg.norm(outline[2] - outline[0]))
+        k = min(1.0, agricola.FIND.work_px_per_mm * math.hypot(g.width_mm, g.height_mm) / max(diagonal, 1.0))
+        small, k = agricola.shrink_to(image, k) if k < 0.75 else (image, 1.0)
+        to_small = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
+        paths = agricola.lock_outlines(path_image(small, table, tint, params),
+                                       [cv2.perspectiveTransform(outline[None], to_small)[0].astype(np.float32)],
+                                       params=relaxed, report={"deadline": report["deadline"]})
+        if paths is not None and (found is None or paths.lines > found.lines):
+            h_img = np.linalg.inv(to_small) @ paths.h_mm_to_img
+            corners = cv2.perspectiveTransform(agricola.board_corners_mm()[None], h_img)[0].astype(np.float32)
+            found = agricola.Found(corners, h_img, paths.score, paths.lines)
+    if found is None or grid_agreement(agricola.rectify_board(image, found.h_mm_to_img), table, params) < params.min_agreement:
+        return None
+    return found
+
+
+def grid_agreement(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE) -> float:
+    """The share of the 38 edges' middles (three pieces of each) that show a bare path or a fence
+    in the player's colour, as the set's colour table has them, and of each outer side's: about 1
+    on a board placed right, much less on one placed a space or half a space off (the lower)."""
+    f, _ = normalised(rect, np.array(table.info["path_linear"]), params)
+    pts, vals = path_samples(f, params)
+    d2, _ = class_distances(vals, _only(table, ("path", "player")), np.zeros(3), params)
+    fits = (d2.min(axis=0) < params.agree_within ** 2).reshape(len(EDGES), -1).mean(axis=1)
+    # each side of the board on its own: a board placed a space off has one side on the margin
+    g = AGRICOLA
+    sides = [[i for i, e in enumerate(EDGES) if (e.axis, e.row if e.axis == "h" else e.column) == side]
+             for side in (("h", 0), ("h", g.rows), ("v", 0), ("v", g.cols))]
+    return float(min([fits.mean()] + [fits[s].mean() for s in sides]))
 
 
 # ---------------------------------------------------------------------------
 # Reading with a calibration
-
-def photo_offset(f: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE) -> np.ndarray:
-    """How this photo's light moves log colours from the calibration photo's: from the printed
-    paths (the median of the 38 edges' middles is a bare path: a farm holds at most 15 fences),
-    then its tint corrected on what reads as meadow."""
-    paths = np.vstack([edge_strip(f, e, params.path_half_mm, params.path_along_mm, params).reshape(-1, 3)
-                       for e in EDGES])
-    path = table.means[table.names.index("path")]
-    offset = np.median(paths, axis=0) - path
-    middles = np.vstack([f[y0:y1, x0:x1].reshape(-1, 3)
-                         for x0, y0, x1, y1 in (space_box(p, params.core_mm, params) for p in POSITIONS)])
-    d2, cost = class_distances(middles, table, offset, params)
-    meadow = table.names.index("meadow")
-    is_meadow = cost.argmin(axis=0) == meadow
-    if is_meadow.sum() > 200:
-        r = middles[is_meadow] - offset - table.means[meadow]
-        tint = np.median(r - r.mean(axis=1, keepdims=True), axis=0)
-        offset = offset + tint
-    return offset
-
 
 def read_board(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE) -> tuple[dict, np.ndarray]:
     """What the calibrated reader sees on a rectified board, as it lies (not turned upright):

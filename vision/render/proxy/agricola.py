@@ -37,7 +37,7 @@ a print with other margins they lie inside or outside the cardboard's edge.
 >>> rng = np.random.default_rng(3)
 >>> shot = photograph(game.random_state(rng), rng, megapixels=0.5)
 >>> shot["photo"].dtype, len(shot["corners"]), sorted(shot["camera"])[:3]
-(dtype('uint8'), 4, ['board_print', 'fill', 'focal_35mm'])
+(dtype('uint8'), 4, ['board_print', 'colour', 'crops'])
 """
 
 from __future__ import annotations
