@@ -640,6 +640,10 @@ def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibra
     if got is None:
         return None
     yard, tint = got
+    # the outlines the reader's board network sees too (it finds where a board is on most prints;
+    # its lock fails on the paths of some)
+    prob, kp = agricola.board_mask(image)
+    seen = [(q + 0.5) / kp - 0.5 for q in agricola.outline_candidates(prob)]
     g = AGRICOLA
     m = params.yard_margin_mm
     yard_mm = np.float32([[g.line_x(0) - m, g.line_y(0) - m], [g.line_x(g.cols) + m, g.line_y(0) - m],
@@ -656,13 +660,15 @@ def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibra
     found = agricola.lock_outlines(image, [outline], params=relaxed, report=report)
     if params.lock_on_paths and (found is None or found.lines < agricola.FIND.sure_crossings):
         # the fence lines locked onto where the set's paths are, on a copy at the lock's scale
-        diagonal = float(np.linalg.norm(outline[2] - outline[0]))
+        outlines = [outline] + seen
+        diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in outlines)
         k = min(1.0, agricola.FIND.work_px_per_mm * math.hypot(g.width_mm, g.height_mm) / max(diagonal, 1.0))
         small, k = agricola.shrink_to(image, k) if k < 0.75 else (image, 1.0)
         to_small = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
         paths = agricola.lock_outlines(path_image(small, table, tint, params),
-                                       [cv2.perspectiveTransform(outline[None], to_small)[0].astype(np.float32)],
-                                       params=relaxed, report={"deadline": report["deadline"]})
+                                       [cv2.perspectiveTransform(np.float32(q)[None], to_small)[0].astype(np.float32)
+                                        for q in outlines],
+                                       params=relaxed, report={"deadline": report["deadline"] + agricola.FIND.max_seconds})
         if paths is not None and (found is None or paths.lines > found.lines):
             h_img = np.linalg.inv(to_small) @ paths.h_mm_to_img
             corners = cv2.perspectiveTransform(agricola.board_corners_mm()[None], h_img)[0].astype(np.float32)
