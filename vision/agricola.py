@@ -1319,17 +1319,25 @@ def label_counts(model) -> dict[str, list]:
 
 
 def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
-                  off_board: dict | None = None, models: AgricolaModels = MODELS):
+                  off_board: dict | None = None, models: AgricolaModels = MODELS, calibration=None):
     """Read an Agricola farmyard from a decoded photo (the stages after decoding).
 
     ``side`` is the photo's side file (read from beside the photo when not
     given), ``off_board`` the values given on the command line, which win.
+    ``calibration`` is the player's set (:mod:`vision.agricola_calibrate`): None for the user's
+    own when ``scorelens calibrate agricola`` made one, False for none, or a file; with one,
+    spaces and fences are read from its colour table instead of the space and fence models.
     """
+    from vision.agricola_calibrate import calibrated_readings, find_board_calibrated, load_calibration
+
+    table = load_calibration(calibration)
     from vision.classify import classifier
     from vision.read import Reading
 
     search: dict = {}
-    found = find_board(image, models, report=search)
+    found = find_board_calibrated(image, table) if table is not None else None
+    if found is None:
+        found = find_board(image, models, report=search)
     if found is None:
         e = UserError(None, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
         e.source = source
@@ -1342,12 +1350,15 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     spaces, fences = cut_spaces(small), cut_fences(small)
     white = board_white(rect, spaces)
     clock.lap("cut")
-    space_model = classifier(models.spaces)
-    space_probs = even_prior(read_pieces(space_model, spaces, white), label_counts(space_model))
-    fence_p = read_pieces(classifier(models.fences), fences, white, mirrors=1)["fence"][:, 1]
-    if int((fence_p >= 0.5).sum()) > agricola.MAX_FENCES:
-        # more fences than a farm holds: the model reads the print's paths; the sticks themselves
-        fence_p = stick_fences(fences, white)
+    if table is not None:
+        space_probs, fence_p = calibrated_readings(rect, table)
+    else:
+        space_model = classifier(models.spaces)
+        space_probs = even_prior(read_pieces(space_model, spaces, white), label_counts(space_model))
+        fence_p = read_pieces(classifier(models.fences), fences, white, mirrors=1)["fence"][:, 1]
+        if int((fence_p >= 0.5).sum()) > agricola.MAX_FENCES:
+            # more fences than a farm holds: the model reads the print's paths; the sticks themselves
+            fence_p = stick_fences(fences, white)
     clock.lap("classify")
     corners = found.corners
     room = space_probs["kind"][:, KINDS.index("room")].reshape(ROWS, COLUMNS)

@@ -116,6 +116,10 @@ def cmd_learn(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
+    if args.game == "agricola":
+        from vision import agricola_calibrate
+
+        return agricola_calibrate.cmd_calibrate(args)
     from vision import carcassonne
 
     return carcassonne.cmd_calibrate(args)
@@ -401,17 +405,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reset", action="store_true", help="remove the adapted model: use the shipped one again")
     p.set_defaults(func=cmd_learn)
 
-    p = sub.add_parser("calibrate", help="adapt the Carcassonne tile reader to your own tiles, from one photo",
-                       description="Read one photo of your own 24 tile types A-X laid out north up in 4 rows "
-                                   "of 6 (ABCDEF / GHIJKL / MNOPQR / STUVWX), adapt the tile classifier to "
-                                   "their art, and keep the result for scorelens read.")
-    p.add_argument("game", choices=("carcassonne",), help="the game (carcassonne)")
-    p.add_argument("photo", nargs="?", metavar="PHOTO", help="the photo of the 24 tiles")
+    p = sub.add_parser("calibrate", help="adapt a reader to your own set (Carcassonne tiles, an Agricola farm), "
+                                         "from one photo",
+                       description="Carcassonne: read one photo of your own 24 tile types A-X laid out north up "
+                                   "in 4 rows of 6 (ABCDEF / GHIJKL / MNOPQR / STUVWX) and adapt the tile "
+                                   "classifier to their art. Agricola: read one photo of your own farmyard board "
+                                   "laid out as docs/calibration.md shows (a wood, clay and stone room and a "
+                                   "field along one long side, one of each animal and a stable, a person, a "
+                                   "grain and a vegetable, three fences) and learn its colours. The result is "
+                                   "kept for scorelens read.")
+    p.add_argument("game", choices=("agricola", "carcassonne"), help="the game")
+    p.add_argument("photo", nargs="?", metavar="PHOTO", help="the calibration photo")
     p.add_argument("--method", choices=("exemplars", "refit", "templates"),
-                   help="match your own 24 tiles as exemplars (default), refit the last layer, or match "
-                        "reference embeddings")
+                   help="Carcassonne: match your own 24 tiles as exemplars (default), refit the last layer, "
+                        "or match reference embeddings")
     p.add_argument("--out", metavar="FILE", help="where the calibration goes (default: "
-                                                 "$SCORELENS_HOME/calibration/carcassonne.npz)")
+                                                 "$SCORELENS_HOME/calibration/GAME.npz)")
     p.add_argument("--reset", action="store_true", help="remove the calibration: read with the shipped model")
     p.set_defaults(func=cmd_calibrate)
 

@@ -654,15 +654,27 @@ def _slab(photo, cam: Camera, outline: np.ndarray, light, colour=(70, 95, 115)) 
                                tuple(float(v) * lit for v in colour), cv2.LINE_AA, 4)
 
 
-def photograph(farm, rng: np.random.Generator, megapixels=12.0, split: str = "test", **options) -> dict:
-    """The farm on its own board, on a table, photographed: see :func:`vision.render._render_proxy_jpeg`."""
+def photograph(farm, rng: np.random.Generator, megapixels=12.0, split: str = "test", set_seed: int | None = None,
+               look: "SetLook | None" = None, pieces=None, ranges: ProxyRanges = RANGES, **options) -> dict:
+    """The farm on its own board, on a table, photographed: see :func:`vision.render._render_proxy_jpeg`.
+
+    Each photo draws its own set (print, margins, player colour, animeeples or cubes, crops) unless
+    ``look`` (a :class:`SetLook`) or ``set_seed`` (its :func:`set_look`) fixes it: photos of one
+    player's own set, as :func:`calibration_photo` shows it. The rest of the photo is drawn as it
+    would be without (the same random draws). ``pieces(rng, wood, cubes, crop_style)``, when given,
+    lays out the pieces and tiles instead of ``farm`` (:func:`calibration_solids`).
+    """
     if isinstance(megapixels, (tuple, list)):
         megapixels = float(rng.uniform(*megapixels))
+    if look is None and set_seed is not None:
+        look = set_look(int(set_seed))
     g = AGRICOLA
     m = rng.uniform(*RANGES.margin_mm, 4)
+    if look is not None:
+        m = np.array(look.margins_mm, np.float64)
     frame = (g.line_x(0) - m[0], g.line_y(0) - m[1], g.line_x(g.cols) + m[2], g.line_y(g.rows) + m[3])
     outline = np.array([[frame[0], frame[1]], [frame[2], frame[1]], [frame[2], frame[3]], [frame[0], frame[3]]])
-    cam, drawn = make_camera(rng, float(megapixels), outline)
+    cam, drawn = make_camera(rng, float(megapixels), outline, ranges)
     W, H = cam.size
     # the light: a lamp above and to one side
     elev = math.radians(rng.uniform(35, 70))
@@ -707,7 +719,12 @@ def photograph(farm, rng: np.random.Generator, megapixels=12.0, split: str = "te
     wood = np.clip(np.array(PLAYERS[colour]) * rng.uniform(0.85, 1.1, 3), 0, 255)
     cubes = bool(rng.random() < RANGES.cubes_p)
     crop_style = str(rng.choice(["counters", "pieces"]))
-    solids, tiles = farm_solids(farm, rng, wood, cubes, crop_style)
+    if look is not None:
+        pr, colour, wood, cubes, crop_style = look.print, look.colour, np.array(look.wood), look.cubes, look.crops
+    if pieces is not None:
+        solids, tiles = pieces(rng, wood, cubes, crop_style)
+    else:
+        solids, tiles = farm_solids(farm, rng, wood, cubes, crop_style)
     board = draw_print(pr, frame, ppm, rng)
     for centre, angle, side, material in tiles:
         draw_tile(board, frame, ppm, centre, angle, side, material, rng)
@@ -722,7 +739,7 @@ def photograph(farm, rng: np.random.Generator, megapixels=12.0, split: str = "te
     warm = np.array([rng.uniform(0.72, 0.95), 1.0, rng.uniform(1.0, 1.15)]) * rng.uniform(0.8, 1.15)
     photo *= gain[..., None] * warm
     glare = 0.0
-    if rng.random() < RANGES.glare_p:
+    if rng.random() < ranges.glare_p:
         c = cam.project(np.array([[*rng.uniform(outline.min(axis=0), outline.max(axis=0)), BOARD_MM]]))[0]
         sig = rng.uniform(0.03, 0.12) * math.hypot(W, H)
         glare = float(rng.uniform(0.3, 0.9))
@@ -757,3 +774,102 @@ def photograph(farm, rng: np.random.Generator, megapixels=12.0, split: str = "te
 def _path_name(colour) -> str:
     lum = sum(colour) / 3
     return "pale" if lum > 150 else "dark" if lum < 65 and abs(colour[2] - colour[0]) < 40 else "brown"
+
+
+# ---------------------------------------------------------------------------
+# One player's own set, and its calibration photo (``scorelens calibrate agricola``)
+
+@dataclass(frozen=True)
+class SetLook:
+    """What stays the same on every photo of one player's own set: the board's print and
+    margins, the player's colour (and its wood's tone), animeeples or cubes, the crops' style."""
+
+    print: Print
+    margins_mm: tuple
+    colour: str
+    wood: tuple
+    cubes: bool
+    crops: str
+
+
+def set_look(seed: int) -> SetLook:
+    """The set of ``seed``, drawn as :func:`photograph` draws each photo's own.
+
+    >>> set_look(5) == set_look(5), set_look(5).print == set_look(6).print
+    (True, False)
+    """
+    rng = np.random.default_rng([int(seed), 18])
+    margins = tuple(float(v) for v in rng.uniform(*RANGES.margin_mm, 4))
+    pr = random_print(rng)
+    colour = str(rng.choice(list(PLAYERS)))
+    wood = tuple(float(v) for v in np.clip(np.array(PLAYERS[colour]) * rng.uniform(0.85, 1.1, 3), 0, 255))
+    cubes = bool(rng.random() < RANGES.cubes_p)
+    crops = str(rng.choice(["counters", "pieces"]))
+    return SetLook(pr, margins, colour, wood, cubes, crops)
+
+
+#: The calibration layout (``docs/calibration.md``), the board as printed (the starting rooms'
+#: column on the left): space (row, column) -> what lies on it; the rest is bare meadow.
+#: Fences: the edges named in :data:`CALIBRATION_FENCES`. The reader keeps its own copy
+#: (``vision.agricola_calibrate.LAYOUT``); a test checks the two agree.
+CALIBRATION_LAYOUT = {(0, 0): "wood", (0, 1): "clay", (0, 2): "stone", (0, 3): "field",
+                      (1, 0): "sheep", (1, 1): "boar", (1, 2): "cattle", (1, 3): "stable",
+                      (2, 0): "person", (2, 1): "grain", (2, 2): "vegetables"}
+CALIBRATION_FENCES = (("h", 2, 4), ("v", 2, 4), ("v", 2, 5))
+
+#: A calibration photo is taken with care: from above, the board filling most of the frame, without
+#: the lamp's glare on it (``scorelens calibrate`` refuses a photo with glare).
+CALIBRATION_RANGES = ProxyRanges(tilt_deg=(0.0, 20.0), fill=(0.7, 0.92), glare_p=0.0)
+
+
+def calibration_solids(rng, wood, cubes: bool, crop_style: str) -> tuple[list, list]:
+    """The pieces and tiles of :data:`CALIBRATION_LAYOUT`, one of each, near their space's middle."""
+    g = AGRICOLA
+    solids, tiles = [], []
+    for (r, c), what in CALIBRATION_LAYOUT.items():
+        cx, cy = g.line_x(c) + PITCH / 2, g.line_y(r) + PITCH / 2
+        at = (cx + rng.normal(0, 3.0), cy + rng.normal(0, 3.0))
+        yaw = rng.uniform(0, 2 * math.pi)
+        if what in ("wood", "clay", "stone", "field"):
+            tiles.append(((cx + rng.normal(0, 1.2), cy + rng.normal(0, 1.2)), float(rng.normal(0, 3.0)),
+                          float(rng.uniform(44, 48)), what))
+        elif what == "stable":
+            solids.append(upright(HOUSE, rng.uniform(10, 13), at, yaw, wood, BOARD_MM, 0.1))
+        elif what == "person":
+            solids.append(lying(disc(rng.uniform(7.5, 8.5)), rng.uniform(4.5, 6.5), at, 0, wood, BOARD_MM))
+        elif what in ("grain", "vegetables"):
+            tone = np.clip(np.array((60, 200, 235) if what == "grain" else (40, 120, 235)) * rng.uniform(0.85, 1.1),
+                           0, 255)
+            if crop_style == "counters":
+                solids.append(lying(disc(rng.uniform(6, 7.5)), rng.uniform(3, 5), at, 0, tone, BOARD_MM, 0.2))
+            else:
+                shape = disc(4.5, 12, 0.8) if what == "grain" else disc(5.0, 9)
+                solids.append(lying(shape, rng.uniform(6, 9), at, yaw, tone, BOARD_MM, 0.25))
+        else:
+            tone = np.clip(np.array(ANIMAL_TONES[what]) * rng.uniform(0.9, 1.05), 0, 255)
+            if cubes:
+                side = rng.uniform(8, 10)
+                solids.append(lying(rect(side, side), side, at, yaw, tone, BOARD_MM, 0.12))
+            else:
+                solids.append(upright(SILHOUETTES[what], rng.uniform(7, 9), at, yaw, tone, BOARD_MM, 0.12))
+    for axis, row, column in CALIBRATION_FENCES:
+        (ax, ay), (bx, by) = g.edge_line(axis, row, column)
+        yaw = (0.0 if axis == "h" else math.pi / 2) + math.radians(rng.normal(0, 1.5))
+        solids.append(lying(rect(rng.uniform(38, 46), rng.uniform(3.0, 4.5)), rng.uniform(4.0, 7.0),
+                            ((ax + bx) / 2, (ay + by) / 2), yaw, wood, BOARD_MM, 0.15))
+    return solids, tiles
+
+
+def calibration_photo(seed: int, megapixels: float = 12.0, look: SetLook | None = None) -> tuple[np.ndarray, dict]:
+    """A photo of :data:`CALIBRATION_LAYOUT` on the board of the set ``look`` (default
+    :func:`set_look` ``(seed)``: the set of the photos drawn with ``set_seed=seed``), taken from
+    above: ``(photo BGR, shot dict)``.
+
+    >>> photo, shot = calibration_photo(3, megapixels=0.3)
+    >>> photo.dtype, shot["camera"]["tilt_deg"] <= 20
+    (dtype('uint8'), True)
+    """
+    rng = np.random.default_rng([int(seed), 19])
+    shot = photograph(None, rng, megapixels=megapixels, look=look or set_look(seed), pieces=calibration_solids,
+                      ranges=CALIBRATION_RANGES)
+    return shot["photo"], shot
