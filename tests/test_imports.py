@@ -21,6 +21,9 @@ KNOWN = {
     # Carcassonne's calibration (an application) still lives in the reader's module.
     ("vision.carcassonne", "vision.bench"),
     ("vision.carcassonne", "vision.learn"),
+    # The Agricola reader reads with the player's set through the calibration module, which
+    # is built on the reader's own stages: both belong in one vision/agricola/ package.
+    ("vision.agricola", "vision.agricola_calibrate"),
     # The readers return vision.read.Reading, and read dispatches to them.
     ("vision.agricola", "vision.read"),
     ("vision.carcassonne", "vision.read"),

@@ -484,7 +484,7 @@ def learn_table(rect: np.ndarray, source: str, params: Calibrate = CALIBRATE) ->
 
 def calibration_path() -> Path:
     """Where ``scorelens calibrate agricola`` keeps the user's set: ``$SCORELENS_HOME/calibration/agricola.npz``."""
-    from vision.review import scorelens_home
+    from vision.inputs import scorelens_home
 
     return scorelens_home() / "calibration" / "agricola.npz"
 
