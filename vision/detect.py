@@ -15,16 +15,13 @@ not know the game. It asks, in this order:
    its board reads the photo. A wrong cue therefore costs time, never
    correctness.
 
-When ``--game`` is given and its reader finds nothing, the cue names what
-the photo looks like instead (:func:`refusal`):
+When ``--game`` is given and its reader finds nothing, the other readers are
+asked (most likely first), and the one that finds its board names what the
+photo shows instead (:func:`refusal`):
 ``no Carcassonne layout found in X.jpg; it looks like an Avenue sheet``.
 
 >>> reading_order({"avenue": 0.1, "agricola": 0.7, "carcassonne": 0.2})
 ['agricola', 'carcassonne', 'avenue']
->>> looks_like({"avenue": 0.97, "agricola": 0.02, "carcassonne": 0.01})
-'it looks like an Avenue sheet'
->>> looks_like({"avenue": 0.5, "agricola": 0.3, "carcassonne": 0.2}) is None
-True
 """
 
 from __future__ import annotations
@@ -50,7 +47,6 @@ class Detect:
     model: str = "game-detector"   # models/NAME.onnx
     width: int = 192               # the photo is shrunk to width x height (portrait photos turned first)
     height: int = 144
-    sure: float = 0.9              # a cue this sure names the game in a refusal ("it looks like ...")
 
 
 DETECT = Detect()
@@ -125,14 +121,6 @@ def reading_order(cue: dict[str, float]) -> list[str]:
     return sorted(cue, key=lambda g: -cue[g])
 
 
-def looks_like(cue: dict[str, float] | None, params: Detect = DETECT) -> str | None:
-    """``it looks like an Avenue sheet`` where the cue is sure of one game, else None."""
-    if not cue:
-        return None
-    best = reading_order(cue)[0]
-    return f"it looks like {BOARD_NAMES[best]}" if cue[best] >= params.sure else None
-
-
 _NOT_FOUND = re.compile(r"\bno (Avenue sheet|Agricola farmyard|Carcassonne layout) found in ")
 
 
@@ -147,18 +135,17 @@ def is_not_found(error: Exception) -> bool:
     return bool(_NOT_FOUND.search(str(error)))
 
 
-def refusal(message: str, game: str, cue: dict[str, float] | None) -> str:
-    """A reader's refusal, with what the photo looks like when the cue is sure of another game.
+def refusal(message: str, game: str, found: str | None) -> str:
+    """A reader's refusal, with the game whose reader found its board in the photo instead.
 
-    >>> refusal("no Carcassonne layout found in X.jpg", "carcassonne", {"avenue": 0.99, "agricola": 0.0, "carcassonne": 0.01})
+    >>> refusal("no Carcassonne layout found in X.jpg", "carcassonne", "avenue")
     'no Carcassonne layout found in X.jpg; it looks like an Avenue sheet'
-    >>> refusal("no Avenue sheet found in X.jpg", "avenue", {"avenue": 0.99, "agricola": 0.0, "carcassonne": 0.01})
+    >>> refusal("no Avenue sheet found in X.jpg", "avenue", None)
     'no Avenue sheet found in X.jpg'
     """
-    like = looks_like(cue)
-    if like is None or reading_order(cue)[0] == game:
+    if found is None or found == game:
         return message
-    return f"{message}; {like}"
+    return f"{message}; it looks like {BOARD_NAMES[found]}"
 
 
 def none_found(source: str, cue: dict[str, float] | None) -> str:

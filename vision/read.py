@@ -303,8 +303,18 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         except UserError as e:
             if not detect.is_not_found(e):
                 raise
-            cue = detect.game_cue(image)         # what the photo looks like instead, for the message
-            raise _not_found_error(detect.refusal(str(e), game, cue), source) from None
+            refused = str(e)
+        # what the photo shows instead, for the message: the other readers asked, most likely first
+        cue = detect.game_cue(image)
+        for other in detect.reading_order(cue):
+            if other == game:
+                continue
+            try:
+                READERS[other](image, source, _Clock(), **_options_for(other, options, True))
+            except UserError:
+                continue
+            raise _not_found_error(detect.refusal(refused, game, other), source)
+        raise _not_found_error(refused, source)
     cue = detect.game_cue(image)
     clock.lap("detect")
     tried = []

@@ -1345,8 +1345,9 @@ class DetectorTraining:
     photo_set: int = 11                # the seed of the rendered set (the benchmark is set 1)
     megapixels: tuple = (0.5, 1.5)
     cache: str = "/tmp/scorelens-train-cache/detector"   # rendered photos, one folder per game
+    zoom_views: int = 1                # views per photo cut around its board (the board 1/3 to 3/4 of the view)
     width: int = 16                    # channels of the first convolution
-    epochs: int = 40
+    epochs: int = 30
     batch: int = 32
     lr: float = 3e-3
     weight_decay: float = 1e-3
@@ -1366,6 +1367,7 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
 
     n = 6 if quick else params.photos
     smalls, labels = [], []
+    rng = np.random.default_rng([params.photo_set, 5])
     for k, game in enumerate(GAMES):
         folder = Path(params.cache) / game
         folder.mkdir(parents=True, exist_ok=True)
@@ -1375,10 +1377,38 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
             if not path.exists():
                 write_photo(game, params.photo_set, i, str(folder), megapixels=params.megapixels)
                 made += 1
-            smalls.append(small_photo(read_photo_file(path).image))
+            photo = read_photo_file(path)
+            image = photo.image
+            smalls.append(small_photo(image))
             labels.append(k)
+            truth = json.loads(path.with_suffix(".json").read_text())
+            for _ in range(params.zoom_views):
+                smalls.append(small_photo(zoom_view(image, np.array(truth["corners"], float) / photo.scale, rng)))
+                labels.append(k)
         log(f"  {game}: {n} photos ({made} rendered now, the rest from {folder})")
     return np.stack(smalls), np.array(labels)
+
+
+def zoom_view(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A 4:3 window of ``image`` around the board at ``corners`` (the board a third to three
+    quarters of its width), somewhere that keeps the board inside: boards seen larger than
+    in the photos, at other places, with less of the table."""
+    h, w = image.shape[:2]
+    portrait = h > w
+    x0, y0 = corners.min(axis=0)
+    x1, y1 = corners.max(axis=0)
+    bw, bh = x1 - x0, y1 - y0
+    if portrait:                                   # the window's long side along the photo's
+        bw, bh = bh, bw
+    side = max(bw / rng.uniform(0.33, 0.75), bh * 4 / 3 / 0.9)
+    ww, wh = (side * 3 / 4, side) if portrait else (side, side * 3 / 4)
+    ww, wh = min(ww, w), min(wh, h)
+    lo_x, hi_x = max(0.0, x1 - ww), min(x0, w - ww)
+    lo_y, hi_y = max(0.0, y1 - wh), min(y0, h - wh)
+    left = rng.uniform(min(lo_x, hi_x), max(lo_x, hi_x)) if hi_x > 0 else 0.0
+    top = rng.uniform(min(lo_y, hi_y), max(lo_y, hi_y)) if hi_y > 0 else 0.0
+    left, top = int(np.clip(left, 0, w - ww)), int(np.clip(top, 0, h - wh))
+    return image[top:top + int(wh), left:left + int(ww)]
 
 
 def detector_net(n_games: int = 3, width: int = 16):
