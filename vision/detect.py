@@ -148,15 +148,13 @@ def refusal(message: str, game: str, found: str | None) -> str:
     return f"{message}; it looks like {BOARD_NAMES[found]}"
 
 
-def none_found(source: str, cue: dict[str, float] | None) -> str:
-    """The message when no reader finds its board: every game named, and the cue's best guess.
+def none_found(source: str) -> str:
+    """The message when no reader finds its board in the photo: every game named.
 
-    >>> none_found("X.jpg", {"avenue": 0.2, "agricola": 0.7, "carcassonne": 0.1})
-    'no Agricola farmyard, Avenue sheet or Carcassonne layout found in X.jpg (it looks most like an Agricola farmyard; give --game to say which game it is)'
+    >>> none_found("X.jpg")
+    'no Agricola farmyard, Avenue sheet or Carcassonne layout found in X.jpg (give --game to read it as one game)'
     """
-    best = f"it looks most like {BOARD_NAMES[reading_order(cue)[0]]}; " if cue else ""
-    return (f"no Agricola farmyard, Avenue sheet or Carcassonne layout found in {source} "
-            f"({best}give --game to say which game it is)")
+    return f"no Agricola farmyard, Avenue sheet or Carcassonne layout found in {source} (give --game to read it as one game)"
 
 
 

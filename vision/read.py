@@ -333,7 +333,7 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         clock.times.update(trial.times)
         clock._t = trial._t
         return reading, {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried}
-    raise _not_found_error(detect.none_found(source, cue), source)
+    raise _not_found_error(detect.none_found(source), source)
 
 
 def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,
