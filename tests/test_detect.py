@@ -81,6 +81,7 @@ def test_read_json_says_how_the_game_was_found(tmp_path):
 
 @pytest.mark.parametrize("forced, photo, says", [
     ("carcassonne", "agricola", "no Carcassonne layout found in samples/agricola-photo-1.jpg"),
+    ("carcassonne", "avenue", "no Carcassonne layout found in samples/avenue-photo-1.jpg"),
     ("agricola", "avenue", "no Agricola farmyard found in samples/avenue-photo-1.jpg"),
     ("avenue", "carcassonne", "no Avenue sheet found in samples/carcassonne-photo-1.jpg"),
 ])

@@ -1851,7 +1851,7 @@ class Evidence:
     board, or a table, yields a few doubtful "tiles" whose edges do not agree): see
     :func:`layout_evidence`."""
 
-    min_tiles: int = 3                 # tiles in the layout, at least
+    min_tiles: int = 4                 # tiles in the layout, at least (a finished game has dozens)
     max_mismatched: float = 0.25       # share of touching edges that do not match, at most
     min_confidence: float = 0.35       # mean confidence of the tiles read, at least
 
