@@ -172,6 +172,27 @@ def test_read_reports_every_sheet_of_a_photo(tmp_path, two_sheets):
     assert xs[0] < width / 2 < xs[1]               # one sheet in each half
 
 
+def test_read_reports_every_farmyard_of_a_photo(tmp_path):
+    # two rendered farmyards, each cut around its board (by the truth's corners), side by side
+    parts = []
+    for i in (1, 3):
+        image = cv2.imread(str(SAMPLES / f"agricola-photo-{i}.jpg"))
+        corners = np.array(json.loads((SAMPLES / f"agricola-photo-{i}.json").read_text())["corners"])
+        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        m = 0.25 * max(x1 - x0, y1 - y0)
+        parts.append(image[int(max(0, y0 - m)):int(y1 + m), int(max(0, x0 - m)):int(x1 + m)])
+    h = min(p.shape[0] for p in parts)
+    parts = [cv2.resize(p, (round(p.shape[1] * h / p.shape[0]), h), interpolation=cv2.INTER_AREA) for p in parts]
+    photo = tmp_path / "farms.jpg"
+    cv2.imwrite(str(photo), np.hstack(parts))
+    proc = cli("read", photo, "--json", env=home_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [(r["source"], r["game"]) for r in out] == [(f"{photo}#1", "agricola"), (f"{photo}#2", "agricola")]
+    xs = sorted(np.mean([x for x, _ in r["corners"]]) for r in out)
+    assert xs[0] < parts[0].shape[1] < xs[1]        # one farmyard in each part
+
+
 def test_batch_stores_one_row_per_board(tmp_path, two_sheets):
     db = tmp_path / "boards.sqlite"
     proc = cli("batch", two_sheets, "--game", "avenue", "--db", db, "--workers", "1", "--no-progress",
