@@ -655,6 +655,8 @@ def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_s
     except OSError as e:
         raise UserError(folder, f"cannot make the debug folder ({e.strerror or e})") from None
     stem = Path(reading.source).stem if reading.source != "<array>" else "array"
+    if reading.board:                      # IMG_7.jpg#2 -> IMG_7-2.*
+        stem = f"{stem}-{reading.board}"
     corners = (reading.corners + 0.5) / photo_scale - 0.5
     out = [folder / f"{stem}.located.jpg", folder / f"{stem}.rectified.png", folder / f"{stem}.reading.json"]
     ok = cv2.imwrite(str(out[0]), draw_corners(image, corners))
