@@ -311,7 +311,7 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
                 continue
             try:
                 READERS[other](image, source, _Clock(), **_options_for(other, options, True))
-            except UserError:
+            except Exception:            # only a hint: whatever stops another reader, it names nothing
                 continue
             raise _not_found_error(detect.refusal(refused, game, other), source)
         raise _not_found_error(refused, source)
