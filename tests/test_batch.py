@@ -422,7 +422,7 @@ def test_a_version_1_store_is_migrated(tmp_path):
     conn.close()
 
     with Store(db) as store:
-        assert store.version == SCHEMA_VERSION == 2
+        assert store.version == SCHEMA_VERSION == 3
         old = store.reading("h1")
         assert old.total == card["total"] and not old.corrected
         score = state["rounds"][4]["score"]

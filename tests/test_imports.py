@@ -24,6 +24,8 @@ KNOWN = {
     # The Agricola reader reads with the player's set through the calibration module, which
     # is built on the reader's own stages: both belong in one vision/agricola/ package.
     ("vision.agricola", "vision.agricola_calibrate"),
+    # python -m vision.detect (a measuring command kept beside the detector) reads whole photos.
+    ("vision.detect", "vision.read"),
     # The readers return vision.read.Reading, and read dispatches to them.
     ("vision.agricola", "vision.read"),
     ("vision.carcassonne", "vision.read"),

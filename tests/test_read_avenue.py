@@ -121,7 +121,7 @@ def bad_photos(tmp_path_factory):
     ("notes.jpg", "notes.jpg: not an image"),
     ("cut.jpg", "cut.jpg: truncated JPEG"),
     ("dot.png", "dot.png: image too small to read (1x1 pixels"),
-    ("table.jpg", "no Avenue sheet found in "),
+    ("table.jpg", "no Agricola farmyard, Avenue sheet or Carcassonne layout found in "),   # the game found in each photo
 ])
 def test_bad_photo_is_one_line(bad_photos, name, message):
     result = scorelens("read", bad_photos / name)

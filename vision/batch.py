@@ -75,14 +75,14 @@ from scoring.common import one_line as common_one_line
 from vision import UserError
 from vision.limits import (LIMITS, Limits, SIDE_SUFFIX, read_side, read_text, regular_file,  # noqa: F401
                            side_file, with_timeout)     # read_side, side_file: their old home was here
-from vision.store import NOT_GIVEN, Photo, Record, Store
+from vision.store import NOT_GIVEN, UNKNOWN_GAME, Photo, Record, Store
 
 # ---------------------------------------------------------------------------
 # Parameters, in one place.
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif")
 HEIF_SUFFIXES = (".heic", ".heif")
-DEFAULT_READER = "vision.read:read_photo"
+DEFAULT_READER = "vision.read:read_boards"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)   # both stop a batch cleanly; twice abandons
 IN_FLIGHT_PER_WORKER = 2          # photos queued per worker: keeps workers busy, and little in flight
 ERRORS_LISTED = 10                # failed photos named in the summary
@@ -316,7 +316,7 @@ class Plan:
     unlisted: int = 0                                          # photos the manifest does not name
 
 
-def plan(files: Iterable[Path], game: str, manifest: Manifest | None = None) -> Plan:
+def plan(files: Iterable[Path], game: str | None, manifest: Manifest | None = None) -> Plan:
     """Hash each photo and find its player, table, round and side file."""
     out = Plan([])
     seen: dict[str, str] = {}
@@ -368,6 +368,7 @@ class Outcome:
     error: str | None
     seconds: float
     side_ignored: bool = False
+    more: tuple = ()          # the readings of the photo's other boards (JSON forms), where it shows several
 
 
 _READERS: dict[str, Callable] = {}
@@ -399,6 +400,8 @@ def takes_side(fn: Callable, game: str) -> bool:
             return False
 
     readers = getattr(inspect.getmodule(fn), "READERS", None)
+    if game is None and isinstance(readers, dict):    # the game is found in each photo: any reader may take it
+        return names_side(fn) or any(names_side(r) for r in readers.values())
     return names_side(fn) or (isinstance(readers, dict) and game in readers and names_side(readers[game]))
 
 
@@ -436,14 +439,17 @@ def read_one(photo: Photo, reader: str | Callable = DEFAULT_READER, data: bytes 
                 options["side"] = photo.side
             else:
                 side_ignored = True
-        reading = fn(path, photo.game, **options)
-        out = reading.to_dict()
-        out["source"] = photo.path
-        corners = getattr(reading, "corners", None)
-        out["corners"] = None if corners is None else [[float(x), float(y)] for x, y in corners]
-        out["timings_ms"] = dict(getattr(reading, "timings_ms", {}) or {})
-        out = json.loads(json.dumps(out, default=_plain))
-        return Outcome(photo, out, None, time.perf_counter() - start, side_ignored)
+        readings = fn(path, photo.game, **options)       # a reading, or one per board (vision.read.read_boards)
+        readings = list(readings) if isinstance(readings, (list, tuple)) else [readings]
+        outs = []
+        for k, reading in enumerate(readings, 1):
+            out = reading.to_dict()
+            out["source"] = photo.path if len(readings) == 1 else f"{photo.path}#{k}"
+            corners = getattr(reading, "corners", None)
+            out["corners"] = None if corners is None else [[float(x), float(y)] for x, y in corners]
+            out["timings_ms"] = dict(getattr(reading, "timings_ms", {}) or {})
+            outs.append(json.loads(json.dumps(out, default=_plain)))
+        return Outcome(photo, outs[0], None, time.perf_counter() - start, side_ignored, tuple(outs[1:]))
     except (UserError, scoring.StateError) as e:
         message = str(e).replace(path, photo.path) if path != photo.path else str(e)
         if isinstance(e, scoring.StateError):
@@ -634,6 +640,7 @@ class Summary:
     seconds: float = 0.0
     side_ignored: int = 0
     elsewhere: int = 0              # stored meanwhile by another batch on the same store
+    more_boards: int = 0            # boards beyond the first in photos of several boards (a row each)
 
     @property
     def stored(self) -> int:
@@ -646,19 +653,23 @@ class Summary:
         return 1 if self.failed or self.failed_before else 0
 
 
-def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers: int | None = None,
+def run_batch(paths: Iterable[str | Path], game: str | None, db: str | Path, *, workers: int | None = None,
               manifest: str | Path | None = None, executor: str | Executor | None = None,
               reader: str | Callable = DEFAULT_READER, retry_failed: bool = False,
               progress: bool | None = None, out: TextIO | None = None,
               resume_command: str | None = None) -> Summary:
     """Read every photo under ``paths`` into the store ``db``, skipping what is stored.
 
+    ``game`` None finds each photo's game (:mod:`vision.detect`), so the folder may mix
+    games; a given game reads every photo as that game (a photo of another game is an
+    error row), and a store holding another game's photos is refused.
     ``progress`` None shows the progress bar only on a terminal. The first
     Ctrl-C (or SIGTERM) stops handing out photos and stores those being read;
     a second abandons them. Either way what is stored stays stored.
     """
     out = out or sys.stdout
-    scoring.game_module(game)                          # an unknown game fails before any work
+    if game is not None:
+        scoring.game_module(game)                      # an unknown game fails before any work
     paths = [Path(p) for p in paths]
     found = find_photos(paths)
     for path in paths:
@@ -676,7 +687,7 @@ def run_batch(paths: Iterable[str | Path], game: str, db: str | Path, *, workers
               "file names", file=sys.stderr)
 
     with Store(db) as store:
-        others = [g for g in store.games() if g != game]
+        others = [g for g in store.games() if g not in (game, UNKNOWN_GAME)] if game is not None else []
         if others:
             raise UserError(db, f"holds {' and '.join(others)} photos; a results store holds one game "
                                 f"(give the {game} photos another --db)")
@@ -730,13 +741,14 @@ def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executo
     start = time.perf_counter()
     finished = False
 
-    def keep(photo: Photo, reading: dict | None = None, error: str | None = None, seconds=None):
-        if not store.add(photo, reading=reading, error=error, seconds=seconds):
+    def keep(photo: Photo, reading: dict | None = None, error: str | None = None, seconds=None, more=()):
+        if not store.add(photo, reading=reading, error=error, seconds=seconds, more=more):
             summary.elsewhere += 1       # another batch stored it first: counted there, not here
             bar.update(1)
             return
         if error is None:
             summary.read += 1
+            summary.more_boards += len(more)
         else:
             summary.failed.append(error)
             bar.set_postfix(failed=len(summary.failed), refresh=False)
@@ -783,7 +795,8 @@ def _read_all(todo: list[Photo], problems: dict[str, str], store: Store, executo
                     keep(photo, error=one_line(f"{photo.path}: could not be read: {type(e).__name__}: {e}"))
                     continue
                 summary.side_ignored += outcome.side_ignored
-                keep(photo, reading=outcome.reading, error=outcome.error, seconds=round(outcome.seconds, 4))
+                keep(photo, reading=outcome.reading, error=outcome.error, seconds=round(outcome.seconds, 4),
+                     more=outcome.more)
             if broken:
                 # every photo in flight went down with the pool: retry each on its own
                 for future in list(in_flight):
@@ -810,7 +823,9 @@ def _report(summary: Summary, store: Store, out: TextIO, resume_command: str | N
     if summary.stored:
         rate = summary.stored / summary.seconds if summary.seconds else math.inf
         print(f"stored {summary.stored} photos in {summary.seconds:.1f} s ({rate:.1f} photos/s): "
-              f"{summary.read} read, {len(summary.failed)} failed", file=out)
+              f"{summary.read} read, {len(summary.failed)} failed"
+              + (f"; {summary.more_boards} more boards in photos of several (a row each, PHOTO#N)"
+                 if summary.more_boards else ""), file=out)
     if summary.skipped:
         print(f"skipped {summary.skipped} photos already in {summary.db}"
               + (f" ({summary.failed_before} of them stored as errors; --retry-failed reads them again)"
@@ -1027,15 +1042,20 @@ def unread_photos(records: Iterable[Record]) -> list[dict]:
 
 def export(db: str | Path, csv_path: str | Path | None = None, as_json: bool = False,
            out: TextIO | None = None, html_path: str | Path | None = None,
-           points: tuple[float, ...] | None = DEFAULT_POINTS) -> int:
-    """Write the photos and the standings: CSV files, one JSON object to ``out``, or a printable HTML page."""
+           points: tuple[float, ...] | None = DEFAULT_POINTS, game: str | None = None) -> int:
+    """Write the photos and the standings: CSV files, one JSON object to ``out``, or a printable HTML page.
+
+    ``game``: that game's photos only (and the photos whose game could not be found, as unread).
+    """
     out = out or sys.stdout
     with Store(db, create=False) as store:
         records = store.records()
-    games = sorted({r.game for r in records})
+    if game is not None:
+        records = [r for r in records if r.game in (game, UNKNOWN_GAME)]
+    games = sorted({r.game for r in records} - {UNKNOWN_GAME})
     if len(games) > 1:
-        raise UserError(db, f"holds photos of {' and '.join(games)}: standings need one game per store "
-                            "(batch each game into its own --db)")
+        raise UserError(db, f"holds photos of {' and '.join(games)}: standings need one game "
+                            f"(export one with --game {games[0]}, or batch each game into its own --db)")
     rows, table = photo_rows(records), standings(records, points)
     place([r for r in rows if r["status"] == "read"], points)
     unread = unread_photos(records)

@@ -1911,11 +1911,63 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     return fit, cells
 
 
-def _not_found(source: str):
+@dataclass(frozen=True)
+class Evidence:
+    """What a layout read must show to be taken for a Carcassonne layout at all (another game's
+    board, or a table, yields a few doubtful "tiles" whose edges do not agree): see
+    :func:`layout_evidence`."""
+
+    min_tiles: int = 4                 # tiles in the layout, at least (a finished game has dozens)
+    max_mismatched: float = 0.25       # share of touching edges that do not match, at most
+    min_confidence: float = 0.35       # mean confidence of the tiles read, at least
+
+
+EVIDENCE = Evidence()
+
+
+def edge_agreement(layout: rules.Layout) -> tuple[int, int]:
+    """``(touching, mismatched)``: the edges where two tiles of ``layout`` touch, and how many
+    of them do not match (a wild edge, an abbey's, matches anything).
+
+    >>> edge_agreement(rules.from_text("carcassonne; D@0,0 E@0,-1:180 U@1,0:90"))
+    (2, 0)
+    >>> edge_agreement(rules.from_text("carcassonne; D@0,0 U@1,0"))
+    (1, 1)
+    """
+    catalogue = layout.catalogue
+    at = {(t.x, t.y): catalogue[t.tile].edges(t.rotation) for t in layout.tiles if t.tile in catalogue}
+    touching = mismatched = 0
+    for (x, y), edges in at.items():
+        for i, edge in ((1, "E"), (2, "S")):
+            other = at.get(rules.neighbour((x, y), edge))
+            if other is None:
+                continue
+            touching += 1
+            a, b = edges[i], other[(i + 2) % 4]
+            mismatched += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
+    return touching, mismatched
+
+
+def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = EVIDENCE) -> str | None:
+    """Why the layout read is no Carcassonne layout (too few tiles, edges that disagree,
+    tiles read without confidence), or None when it shows enough evidence of one."""
+    n = len(layout.tiles)
+    if n < params.min_tiles:
+        return f"{n} tile{'s' if n != 1 else ''} read, fewer than {params.min_tiles}"
+    touching, mismatched = edge_agreement(layout)
+    if touching and mismatched / touching > params.max_mismatched:
+        return f"{mismatched} of {touching} touching tile edges do not match"
+    tiles = [confidences[f"tile:{t.x},{t.y}"] for t in layout.tiles if f"tile:{t.x},{t.y}" in confidences]
+    if tiles and float(np.mean(tiles)) < params.min_confidence:
+        return f"the tiles are read with a mean confidence of {float(np.mean(tiles)):.2f}"
+    return None
+
+
+def _not_found(source: str, why: str | None = None):
     """``no Carcassonne layout found in PHOTO``: the message names the photo itself."""
     from vision import UserError
 
-    e = UserError(None, f"no Carcassonne layout found in {source}")
+    e = UserError(None, f"no Carcassonne layout found in {source}" + (f" ({why})" if why else ""))
     e.source = source
     return e
 
@@ -1962,6 +2014,9 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES)
     if not assembled.layout.tiles:
         raise _not_found(source)
+    why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
+    if why:
+        raise _not_found(source, why)
     clock.lap("assemble")
     card = rules.score(assembled.layout)
     clock.lap("score")

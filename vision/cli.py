@@ -145,10 +145,18 @@ whose board (without --manifest, or for photos it does not list):
   cattle=2), card_points, bonus_points, begging_cards, family_members,
   edition. A side file beside the photo wins over them.
 
-a store holds one game:
-  A batch of another game into the same --db is refused; scorelens export
-  places the players at each table (round and table number; a Carcassonne
-  photo is a table) and ranks them by tournament points (--points).
+which game:
+  Without --game each photo's game is found (a small detector, then the
+  readers' own checks), so one folder may mix games; scorelens export
+  --game G then exports one of them. With --game every photo is read as
+  that game, a photo of another game is an error row, and a batch of another
+  game into the same --db is refused. scorelens export places the players
+  at each table (round and table number; a Carcassonne photo is a table) and
+  ranks them by tournament points (--points).
+
+several boards:
+  Every Avenue sheet and Agricola farmyard in a photo is read and stored as
+  a row of its own, PHOTO#1, PHOTO#2, ...
 
 off-board values:
   NAME.side.json next to NAME.jpg, one JSON object, is passed to the reader
@@ -180,7 +188,7 @@ def cmd_batch(args) -> int:
 
     from vision.batch import run_batch
 
-    again = ["scorelens", "batch", *args.paths, "--game", args.game, "--db", args.db]
+    again = ["scorelens", "batch", *args.paths, *(["--game", args.game] if args.game else []), "--db", args.db]
     for flag, value in (("--workers", args.workers), ("--manifest", args.manifest),
                         ("--executor", args.executor), ("--reader", args.reader)):
         if value is not None:
@@ -192,7 +200,7 @@ def cmd_batch(args) -> int:
     previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
     try:
         summary = run_batch(args.paths, args.game, args.db, workers=args.workers, manifest=args.manifest,
-                            executor=args.executor, reader=args.reader or "vision.read:read_photo",
+                            executor=args.executor, reader=args.reader or "vision.read:read_boards",
                             retry_failed=args.retry_failed, progress=False if args.no_progress else None,
                             resume_command=shlex.join(again))
     except KeyboardInterrupt:
@@ -209,7 +217,7 @@ def cmd_export(args) -> int:
     from vision.batch import export, parse_points
 
     return export(args.db, csv_path=args.csv, as_json=args.json, html_path=args.html,
-                  points=parse_points(args.points))
+                  points=parse_points(args.points), game=args.game)
 
 
 def cmd_synth(args) -> int:
@@ -336,10 +344,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "reading, the score card and the elements flagged for review. A photo "
                                    "that cannot be read gets one line on stderr; the others are still read.")
     p.add_argument("photos", nargs="+", metavar="PHOTO", help="photos (JPEG, PNG, ...)")
-    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
-                   help="the game in the photos (default: avenue)")
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"),
+                   help="the game in the photos (default: found in each photo; a photo of another game "
+                        "is then refused)")
     p.add_argument("--json", action="store_true",
-                   help="print JSON: state, confidences, flags and score card (a list for several photos)")
+                   help="print JSON: state, confidences, flags and score card (a list for several photos "
+                        "or boards)")
     p.add_argument("--debug", metavar="DIR",
                    help="write the located corners, the rectified board with every reading drawn, and the JSON")
     p.add_argument("--template", metavar="FILE", help="Avenue: the printed layout of your pad (a template file)")
@@ -400,7 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corrections", metavar="DIR",
                    help="the corrections folder (default: $SCORELENS_HOME/corrections)")
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
-                   help="the game whose classifiers to adapt (default: avenue)")
+                   help="the game whose classifiers to adapt (default: avenue; Agricola and Carcassonne are "
+                        "adapted by scorelens calibrate, and learn says so)")
     p.add_argument("--out", metavar="DIR", help="where the adapted model goes (default: $SCORELENS_HOME/models)")
     p.add_argument("--reset", action="store_true", help="remove the adapted model: use the shipped one again")
     p.set_defaults(func=cmd_learn)
@@ -429,7 +440,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "each reading, score card and timing in a SQLite results store.",
                        epilog=BATCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="photos, or folders of photos")
-    p.add_argument("--game", required=True, choices=("agricola", "avenue", "carcassonne"))
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"),
+                   help="the game of every photo (default: found in each photo, so a folder may mix games; "
+                        "with --game a photo of another game is an error row)")
     p.add_argument("--db", required=True, metavar="FILE", help="the results store (SQLite), created if missing")
     p.add_argument("--workers", type=int, metavar="N",
                    help="worker processes (default: one per core; 1 reads in this process)")
@@ -438,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="local (default), or dask://HOST:PORT for a dask.distributed scheduler "
                         "(needs the [cluster] extra)")
     p.add_argument("--reader", metavar="MODULE:FUNCTION",
-                   help="the reader function (default vision.read:read_photo)")
+                   help="the reader function (default vision.read:read_boards: every board of each photo)")
     p.add_argument("--retry-failed", action="store_true", help="read again the photos stored as errors")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal)")
     p.set_defaults(func=cmd_batch)
@@ -455,6 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the photos to FILE, and the standings beside it to NAME-standings.csv")
     how.add_argument("--json", action="store_true", help="print one JSON object: photos, standings, unread photos")
     how.add_argument("--html", metavar="FILE", help="write a printable standings page (ranking and every table)")
+    p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"),
+                   help="export this game's photos only (a store that a batch without --game filled may "
+                        "hold several games; standings need one)")
     p.add_argument("--points", metavar="4,2,1,0",
                    help="tournament points for 1st, 2nd, ... at each table (default 4,2,1,0; later places 0); "
                         "none ranks by the total score")

@@ -57,6 +57,16 @@ MODELS = {
 }
 
 
+#: What adapts the readers that ``learn`` cannot adapt (their models are not classifiers of
+#: pieces with one last layer to refit): one line each, the command to use instead.
+INSTEAD = {
+    "carcassonne": "learn cannot adapt the Carcassonne models; use scorelens calibrate carcassonne PHOTO "
+                   "(a photo of your own 24 tiles) instead",
+    "agricola": "learn cannot adapt the Agricola models; use scorelens calibrate agricola PHOTO instead "
+                "(see scorelens calibrate --help), and fix misreads with scorelens review",
+}
+
+
 # ---------------------------------------------------------------------------
 # The crops and their labels.
 
@@ -237,7 +247,8 @@ def learn(game: str, corrections: str | Path | None = None, out: str | Path | No
     from vision.classify import MODELS_DIR, Classifier
 
     if game not in MODELS:
-        raise UserError(None, f"no classifiers to adapt for {game!r}; learn knows {', '.join(MODELS)}")
+        raise UserError(None, INSTEAD.get(game, f"no classifiers to adapt for {game!r}; learn knows "
+                                               f"{', '.join(MODELS)}"))
     root = corrections_dir(corrections)
     if not (root / game).is_dir():
         raise UserError(root / game, "no corrections saved for this game yet (save boards on the review page)")
@@ -276,6 +287,8 @@ def reset(game: str, out: str | Path | None = None) -> list[Path]:
 
 def cmd_learn(args) -> int:
     """``scorelens learn [--corrections DIR] [--game G] [--out DIR] [--reset]``."""
+    if args.game in INSTEAD and args.game not in MODELS:
+        raise UserError(None, INSTEAD[args.game])
     if args.reset:
         removed = reset(args.game, args.out)
         print("removed " + ", ".join(str(p) for p in removed) if removed else "no adapted model to remove")

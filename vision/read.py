@@ -27,6 +27,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,7 +39,7 @@ from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
 from scoring.common import check_text, one_line
-from vision.limits import load_json
+from vision.limits import load_json, read_side
 from vision.assemble import assemble_avenue
 from vision.cells import PRINTED_CUT, cell_names, column_names, cut_cells, prepare_cells, prepare_column
 from vision.classify import Prediction, classifier
@@ -59,6 +60,11 @@ AVENUE_MODELS = AvenueModels()
 
 #: Where no sheet is found, a second search parts the page from another sheet touching it.
 SECOND_SEARCH = replace(LOCATE, page_open=3)
+
+#: The search for one more sheet in a photo, the sheets found covered (:func:`read_boards`): the
+#: outlines that look like a sheet from afar only (no strict second pass, no second search), so
+#: that a photo of one sheet pays little for it.
+MORE_SEARCH = replace(LOCATE, refine_top=6, strict_top=0)
 
 #: Labels of the Avenue column model that a farm-letter box may hold, and a score box.
 LETTER_LABELS = ["blank"] + list(avenue.FARM_LETTERS)
@@ -88,6 +94,10 @@ class Reading:
     timings_ms: dict[str, float] = field(default_factory=dict)
     alternatives: dict[str, list] = field(default_factory=dict)   # element -> [(value, p), ...] best first
     not_given: list[str] = field(default_factory=list)   # off-board values nobody gave: counted as 0
+    board: int | None = None        # which board of the photo (1, 2, ...) where it shows several
+    detection: dict = field(default_factory=dict)   # the game detected: the cue, the games tried
+    models: dict[str, str] = field(default_factory=dict)   # model name -> SHA-256 of the file that read it
+    adapted: list[str] = field(default_factory=list)       # the models adapted to this set (learn, calibrate)
 
     def to_dict(self) -> dict:
         module = scoring.game_module(self.game)
@@ -103,6 +113,10 @@ class Reading:
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
             "not_given": list(self.not_given),
+            "board": self.board,
+            "detection": dict(self.detection),
+            "models": dict(self.models),
+            "adapted": list(self.adapted),
         }
 
 
@@ -135,10 +149,15 @@ def _candidates(pred, i: int, k: int = 3) -> list[tuple[Any, float]]:
 
 
 def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
-                models: AvenueModels = AVENUE_MODELS) -> Reading:
-    """Read an Avenue sheet from a decoded photo (the stages after decoding)."""
+                models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH)) -> Reading:
+    """Read an Avenue sheet from a decoded photo (the stages after decoding); ``searches``: the
+    locate settings tried in turn until one finds the sheet."""
     template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
-    located = locate_sheet(image, avenue_layout(AVENUE)) or locate_sheet(image, avenue_layout(AVENUE), SECOND_SEARCH)
+    located = None
+    for search in searches:
+        located = locate_sheet(image, avenue_layout(AVENUE), search)
+        if located is not None:
+            break
     if located is None:
         e = UserError(None, f"no Avenue sheet found in {source}")
         e.source = source
@@ -194,52 +213,277 @@ def read_carcassonne(image: np.ndarray, source: str, clock: _Clock, side: dict |
 READERS["carcassonne"] = read_carcassonne
 
 
-def read_photo(photo: str | Path | np.ndarray, game: str = "avenue", *, debug: str | Path | None = None,
-               use_saved: bool = True, **options) -> Reading:
-    """Read the board in ``photo`` (a file, or a BGR array) and score it.
+#: The options each game's reader takes, when the game is detected rather than given
+#: (an option of another game is left out for that reader).
+GAME_OPTIONS = {
+    "avenue": ("template", "models"),
+    "agricola": ("side", "off_board", "models"),
+    "carcassonne": ("side", "track", "models", "calibration", "edition"),
+}
+
+#: The games whose photos may show several boards (each player's own sheet or farmyard), and
+#: the options of their readers when they look for one more.
+SEVERAL_BOARDS = {"avenue": {"searches": (MORE_SEARCH,)}, "agricola": {}}
+
+
+@dataclass(frozen=True)
+class Boards:
+    """Parameters of the search for more boards in one photo: after each board found, its
+    outline (grown a little) is covered with the colour around it and the reader looks again."""
+
+    most: int = 6             # boards read in one photo at most
+    grow: float = 0.08        # the found outline is grown by this share of its size before it is covered
+    crowded: float = 0.4      # a board covering this share of the photo leaves no room for another
+
+
+BOARDS = Boards()
+
+
+def cover_board(image: np.ndarray, corners: np.ndarray, params: Boards = BOARDS) -> np.ndarray:
+    """A copy of ``image`` with the board inside ``corners`` (grown by :attr:`Boards.grow`)
+    covered with the median colour of a band around it, so that the reader finds the next one.
+
+    >>> img = np.full((100, 100, 3), 50, np.uint8); img[30:60, 30:60] = 250
+    >>> out = cover_board(img, np.array([[30, 30], [59, 30], [59, 59], [30, 59]], np.float32))
+    >>> int(out[45, 45, 0]), int(img[45, 45, 0])
+    (50, 250)
+    """
+    quad = np.asarray(corners, np.float32).reshape(4, 2)
+    centre = quad.mean(axis=0)
+    grown = centre + (quad - centre) * (1 + params.grow)
+    band = centre + (quad - centre) * (1 + 3 * params.grow)
+    inner = np.zeros(image.shape[:2], np.uint8)
+    outer = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(inner, np.round(grown).astype(np.int32), 1)
+    cv2.fillConvexPoly(outer, np.round(band).astype(np.int32), 1)
+    ring = (outer > 0) & (inner == 0)
+    colour = np.median(image[ring], axis=0) if ring.any() else np.median(image.reshape(-1, image.shape[-1]), axis=0)
+    out = image.copy()
+    out[inner > 0] = colour.astype(image.dtype)
+    return out
+
+
+def board_share(corners: np.ndarray, image: np.ndarray) -> float:
+    """The share of the photo that the board's outline covers.
+
+    >>> board_share(np.array([[0, 0], [50, 0], [50, 100], [0, 100]], np.float32), np.zeros((100, 100)))
+    0.5
+    """
+    return float(abs(cv2.contourArea(np.asarray(corners, np.float32).reshape(-1, 1, 2)))) / (image.shape[0] * image.shape[1])
+
+
+def _options_for(game: str, options: dict, detected: bool) -> dict:
+    """The options that go to ``game``'s reader: all of them for a game that was given,
+    those it takes (:data:`GAME_OPTIONS`) for a game that was detected."""
+    return {k: v for k, v in options.items() if not detected or k in GAME_OPTIONS.get(game, ())}
+
+
+def _decode(photo) -> tuple[str, Any]:
+    if isinstance(photo, np.ndarray):
+        return "<array>", photo_stage.from_array(photo, "<array>")
+    return str(photo), photo_stage.read_photo_file(photo)
+
+
+def _not_found_error(message: str, source: str) -> UserError:
+    e = UserError(None, message)
+    e.source = source
+    return e
+
+
+def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock,
+                 options: dict) -> tuple[Reading, dict]:
+    """Read the first board: with ``game``'s reader, or (None) with each game's reader in the order
+    of the detector's cue until one finds its board (:mod:`vision.detect`). Returns the reading and
+    the detection's record (the cue, the games tried)."""
+    from vision import detect
+
+    if game is not None:
+        try:
+            return READERS[game](image, source, clock, **options), {}
+        except UserError as e:
+            if not detect.is_not_found(e):
+                raise
+            refused = str(e)
+        # what the photo shows instead, for the message: the other readers asked, most likely first
+        cue = detect.game_cue(image)
+        for other in detect.reading_order(cue):
+            if other == game:
+                continue
+            try:
+                READERS[other](image, source, _Clock(), **_options_for(other, options, True))
+            except Exception:            # only a hint: whatever stops another reader, it names nothing
+                continue
+            raise _not_found_error(detect.refusal(refused, game, other), source)
+        raise _not_found_error(refused, source)
+    cue = detect.game_cue(image)
+    clock.lap("detect")
+    tried = []
+    for candidate in detect.reading_order(cue):
+        tried.append(candidate)
+        trial = _Clock()          # a reader that refuses the photo: its whole time is one stage, "refused:GAME"
+        try:
+            reading = READERS[candidate](image, source, trial, **_options_for(candidate, options, True))
+        except UserError as e:
+            if not detect.is_not_found(e):
+                raise
+            trial.lap("rest")
+            clock.times[f"refused:{candidate}"] = sum(trial.times.values())
+            clock._t = trial._t
+            continue
+        clock.times.update(trial.times)
+        clock._t = trial._t
+        return reading, {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried}
+    raise _not_found_error(detect.none_found(source), source)
+
+
+def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,
+                use_saved: bool = True, several: bool = True, **options) -> list[Reading]:
+    """Read every board in ``photo`` (a file, or a BGR array) and score each one.
+
+    ``game`` None detects the game (:mod:`vision.detect`): the readers are
+    asked in the order of the detector's cue, and the first that finds its
+    board reads the photo; a photo that no reader takes is one
+    :class:`vision.UserError` naming every game. A given ``game`` whose
+    board is not in the photo is refused, saying what the photo looks like.
+
+    With ``several`` (Avenue sheets and Agricola farmyards), each board found
+    is covered and the reader looks again (:data:`BOARDS`); every board is a
+    reading of its own, its ``board`` numbered from 1 and its ``source``
+    ``PHOTO#1``, ``PHOTO#2``... where there are several.
 
     Options go to the game's reader (Avenue: ``template``, a Template or a
     template file; ``models``). ``debug`` names a folder for the debug
     images. Problems with the photo raise :class:`vision.UserError`: not an
     image, a truncated JPEG, an image too small to read, no board in it.
-    A review saved next to the photo replaces the reading (``use_saved``).
+    A review saved next to a photo of one board replaces the reading (``use_saved``).
     """
-    if game not in READERS:
+    if game in ("auto", ""):
+        game = None
+    if game is not None and game not in READERS:
         raise UserError(None, f"no reader for {game!r}; readers: {', '.join(sorted(READERS))}")
     clock = _Clock()
-    if isinstance(photo, np.ndarray):
-        source = "<array>"
-        decoded = photo_stage.from_array(photo, source)
-    else:
-        source = str(photo)
-        decoded = photo_stage.read_photo_file(photo)
-        if "side" not in options and "side" in inspect.signature(READERS[game]).parameters:
-            # the off-board values beside the photo (PHOTO.side.json), as batch mode passes them:
-            # read, batch, review and bench then build a reading the same way
-            from vision.limits import read_side
-            side = read_side(Path(photo))
-            if side is not None:
-                options["side"] = side
-    clock.lap("decode")
-    if game in OFF_BOARD and "side" not in options and source != "<array>":
-        side = read_side(Path(photo))            # read once here: the reader and not_given() share it
+    source, decoded = _decode(photo)
+    if source != "<array>" and "side" not in options and (
+            game is None or game in OFF_BOARD or "side" in inspect.signature(READERS[game]).parameters):
+        # the off-board values beside the photo (PHOTO.side.json), as batch mode passes them:
+        # read, batch, review and bench then build a reading the same way
+        side = read_side(Path(photo))
         if side is not None:
             options["side"] = side
-    reading = READERS[game](decoded.image, source, clock, **options)
-    reading.not_given = not_given(game, reading.state, options)
-    # corners in the file's own pixels (a large JPEG is decoded reduced)
-    s = decoded.scale
-    reading.corners = ((reading.corners + 0.5) * s - 0.5).astype(np.float32)
-    reading.timings_ms = clock.total()
-    if debug is not None:
-        write_debug(reading, decoded.image, debug, photo_scale=s)
-    if use_saved and source != "<array>":
+    clock.lap("decode")
+    first, detection = _first_board(decoded.image, source, game, clock, options)
+    game_read = first.game
+    options = _options_for(game_read, options, game is None)
+    first.detection = detection
+    readings = [first]
+    image = decoded.image
+    while (several and game_read in SEVERAL_BOARDS and len(readings) < BOARDS.most
+           and board_share(readings[-1].corners, decoded.image) < BOARDS.crowded):
+        image = cover_board(image, readings[-1].corners)
+        more = _Clock()
+        try:
+            reading = READERS[game_read](image, source, more, **options, **SEVERAL_BOARDS[game_read])
+        except UserError as e:
+            if not detect_not_found(e):
+                raise
+            break
+        reading.timings_ms = more.total()
+        reading.detection = detection
+        readings.append(reading)
+    models = models_used(game_read, detected=game is None)
+    for k, reading in enumerate(readings, 1):
+        reading.not_given = not_given(game_read, reading.state, options)
+        reading.models, reading.adapted = models
+        if k == 1:
+            reading.timings_ms = clock.total()
+        if len(readings) > 1:
+            reading.board, reading.source = k, f"{source}#{k}"
+        # corners in the file's own pixels (a large JPEG is decoded reduced)
+        s = decoded.scale
+        reading.corners = ((reading.corners + 0.5) * s - 0.5).astype(np.float32)
+        if debug is not None:
+            write_debug(reading, decoded.image, debug, photo_scale=s)
+    if use_saved and source != "<array>" and len(readings) == 1:
         from vision.inputs import apply_saved, saved_path
         saved = saved_path(source)
         if saved.exists() or saved.is_symlink():
             load_json(saved, "saved review")      # the limits first: a regular file, sane JSON
-        reading = apply_saved(reading)
-    return reading
+        readings[0] = apply_saved(readings[0])
+    return readings
+
+
+def detect_not_found(error: Exception) -> bool:
+    """Whether a reader's error is its refusal: no board of its game (:func:`vision.detect.is_not_found`)."""
+    from vision.detect import is_not_found
+
+    return is_not_found(error)
+
+
+def read_photo(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,
+               use_saved: bool = True, **options) -> Reading:
+    """Read the (first) board in ``photo`` (a file, or a BGR array) and score it:
+    :func:`read_boards` without the search for more boards. ``game`` None detects it."""
+    return read_boards(photo, game, debug=debug, use_saved=use_saved, several=False, **options)[0]
+
+
+# ---------------------------------------------------------------------------
+# Which models read a photo
+
+#: game -> the models its reader runs (``models/NAME.onnx``); ``game-detector`` reads every
+#: photo whose game was not given.
+GAME_MODELS = {
+    "avenue": ("avenue-cells", "avenue-column"),
+    "agricola": ("agricola-board", "agricola-spaces", "agricola-fences"),
+    "carcassonne": ("carcassonne-layout", "carcassonne-tiles", "carcassonne-meeples"),
+}
+
+
+@lru_cache(maxsize=64)
+def _file_sha256(path: str, mtime_ns: int, size: int) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a model file, hex (computed once per version of the file)."""
+    st = os.stat(path)
+    return _file_sha256(str(path), st.st_mtime_ns, st.st_size)
+
+
+def models_used(game: str, detected: bool = False) -> tuple[dict[str, str], list[str]]:
+    """The models that read a photo of ``game``: name -> SHA-256 of the file read, and the
+    names of those adapted to this set (``scorelens learn``'s models; Carcassonne's tiles
+    also by ``scorelens calibrate``, named ``carcassonne-tiles+calibration`` with its file's hash)."""
+    from vision.classify import MODELS_DIR
+    from vision.inputs import adapted_model
+
+    names = GAME_MODELS.get(game, ()) + (("game-detector",) if detected else ())
+    hashes, adapted = {}, []
+    for name in names:
+        shipped = MODELS_DIR / f"{name}.onnx"
+        if not shipped.is_file():
+            continue
+        own = adapted_model(name, shipped)
+        hashes[name] = file_sha256(own or shipped)
+        if own is not None:
+            adapted.append(name)
+    if game == "carcassonne":
+        from vision.carcassonne import calibration_path, load_calibration
+
+        path = calibration_path()
+        try:
+            calibrated = path.is_file() and load_calibration() is not None
+        except UserError:
+            calibrated = False
+        if calibrated:
+            hashes["carcassonne-tiles+calibration"] = file_sha256(path)
+            adapted.append("carcassonne-tiles+calibration")
+    return hashes, adapted
 
 
 # ---------------------------------------------------------------------------
@@ -411,6 +655,8 @@ def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_s
     except OSError as e:
         raise UserError(folder, f"cannot make the debug folder ({e.strerror or e})") from None
     stem = Path(reading.source).stem if reading.source != "<array>" else "array"
+    if reading.board:                      # IMG_7.jpg#2 -> IMG_7-2.*
+        stem = f"{stem}-{reading.board}"
     corners = (reading.corners + 0.5) / photo_scale - 0.5
     out = [folder / f"{stem}.located.jpg", folder / f"{stem}.rectified.png", folder / f"{stem}.reading.json"]
     ok = cv2.imwrite(str(out[0]), draw_corners(image, corners))
@@ -447,7 +693,10 @@ def render_reading(reading: Reading) -> str:
     """The readable card: the sheet as read, the score card, and what is flagged."""
     kind = {"agricola": "farm", "carcassonne": "layout"}.get(reading.game, "sheet")
     out = [f"{reading.source}: {reading.game} {kind}" + (
-        f", template {reading.state.template.name}" if reading.game == "avenue" else "")]
+        f", template {reading.state.template.name}" if reading.game == "avenue" else "")
+           + (" (game detected)" if reading.detection else "")]
+    if reading.adapted:
+        out.append(f"read with models adapted to this set: {', '.join(reading.adapted)}")
     if reading.game == "avenue":
         sheet = reading.state
         out.append("    " + " ".join(str(c) for c in range(avenue.COLS)) + "    score column")
@@ -483,7 +732,7 @@ def cmd_read(args) -> int:
 
     options = {}
     if args.template:
-        if args.game != "avenue":
+        if args.game not in (None, "avenue"):
             raise UserError(args.template, "--template applies only to Avenue sheets")
         try:
             options["template"] = avenue.load_template(args.template)
@@ -496,21 +745,25 @@ def cmd_read(args) -> int:
                 check_text(value)
             except scoring.StateError as e:
                 raise UserError(f"--{option}", e.problem) from None
+    from argparse import Namespace
+
     from vision.agricola import off_board_from_args
-    off_board = off_board_from_args(args)          # Agricola: what the photo cannot show
+    # Agricola: what the photo cannot show (with the game detected, for a photo found to be Agricola)
+    off_board = off_board_from_args(Namespace(**{**vars(args), "game": args.game or "agricola"}))
     if off_board:
         options["off_board"] = off_board
     failed = 0
     results = []
-    for i, path in enumerate(args.photos):
+    printed = 0
+    for path in args.photos:
         try:
             extra = {}
-            if args.game == "carcassonne":       # the score track: --track, else PHOTO.side.json
+            if args.game in ("carcassonne", None):     # the score track: --track, else PHOTO.side.json
                 from vision.carcassonne import track_options
                 extra = track_options(path, getattr(args, "track", None))
             elif getattr(args, "track", None):
                 raise UserError("--track", "applies only to Carcassonne layouts")
-            reading = read_photo(path, args.game, debug=args.debug, **options, **extra)
+            readings = read_boards(path, args.game, debug=args.debug, **options, **extra)
         except UserError as e:
             print(f"scorelens: {one_line(e)}", file=sys.stderr)
             failed += 1
@@ -528,14 +781,16 @@ def cmd_read(args) -> int:
                   file=sys.stderr)
             failed += 1
             continue
-        if args.json:
-            results.append(reading.to_dict())
-        else:
-            if i:
-                print()
-            print(render_reading(reading))
+        for reading in readings:
+            if args.json:
+                results.append(reading.to_dict())
+            else:
+                if printed:
+                    print()
+                print(render_reading(reading))
+                printed += 1
     if args.json and results:
-        print(json.dumps(results[0] if len(args.photos) == 1 else results, indent=2))
+        print(json.dumps(results[0] if len(results) == 1 and len(args.photos) == 1 else results, indent=2))
     return 2 if failed else 0
 
 

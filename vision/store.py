@@ -101,7 +101,21 @@ def _v2_corrections(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE photos ADD COLUMN reviewed_at TEXT")        # set when a reviewer is done
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_readings, _v2_corrections)
+def _v3_boards_and_models(db: sqlite3.Connection) -> None:
+    """Version 3: one row per board (a photo may show several), and the models that read each.
+
+    A row's key ``hash`` is the photo's SHA-256 for its first (or only) board and
+    ``SHA256#N`` for its board N > 1; ``photo_hash`` is always the photo's.
+    """
+    db.execute("ALTER TABLE photos ADD COLUMN photo_hash TEXT")    # sha256 of the photo's bytes, hex
+    db.execute("ALTER TABLE photos ADD COLUMN board INTEGER")      # 1, 2, ... in a photo of several boards, else NULL
+    db.execute("ALTER TABLE photos ADD COLUMN models TEXT")        # JSON: model name -> SHA-256 of the file read with
+    db.execute("ALTER TABLE photos ADD COLUMN adapted TEXT")       # JSON: the models adapted to this set, or NULL
+    db.execute("UPDATE photos SET photo_hash = hash")
+    db.execute("CREATE INDEX photos_by_photo ON photos (photo_hash, board)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_readings, _v2_corrections, _v3_boards_and_models)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: The columns of version 1's photos table: a file whose photos table lacks one is not ours.
@@ -194,6 +208,10 @@ class Record:
     stored_at: str = ""
     corrected: bool = False
     reviewed_at: str | None = None
+    photo_hash: str | None = None       # the photo's SHA-256 (``hash`` is the board's row key)
+    board: int | None = None            # 1, 2, ... where the photo shows several boards
+    models: dict = field(default_factory=dict)   # model name -> SHA-256 of the file that read it
+    adapted: list = field(default_factory=list)  # the models adapted to this set (learn, calibrate)
 
     @property
     def ok(self) -> bool:
@@ -236,6 +254,28 @@ def not_given_finding(name: str) -> dict:
     label = field.replace("_", " ")
     message = f"{label}: not given for {who} (counted as 0)" if who else f"{label}: not given (counted as 0)"
     return {"code": NOT_GIVEN, "message": message, "elements": [name]}
+
+
+#: The game of an error row whose game was to be found (a batch without --game) and was not.
+UNKNOWN_GAME = "unknown"
+
+
+def board_key(photo_hash: str, board: int | None) -> str:
+    """The row key of board ``board`` of a photo: the photo's hash for its first or only board.
+
+    >>> board_key("c0ffee", None), board_key("c0ffee", 1), board_key("c0ffee", 2)
+    ('c0ffee', 'c0ffee', 'c0ffee#2')
+    """
+    return photo_hash if not board or board == 1 else f"{photo_hash}#{board}"
+
+
+def board_path(path: str, board: int | None) -> str:
+    """How a board is named: ``IMG_7.jpg#2`` in a photo of several boards, the photo's path otherwise.
+
+    >>> board_path("IMG_7.jpg", None), board_path("IMG_7.jpg", 2)
+    ('IMG_7.jpg', 'IMG_7.jpg#2')
+    """
+    return path if board is None else f"{path}#{board}"
 
 
 def _json(value: Any) -> str | None:
@@ -416,19 +456,43 @@ class Store:
     # -- the batch writes ---------------------------------------------------
 
     def add(self, photo: Photo, reading: dict | None = None, error: str | None = None,
-            seconds: float | None = None) -> bool:
+            seconds: float | None = None, more: tuple[dict, ...] | list[dict] = ()) -> bool:
         """Store one photo, read or failed, in one transaction; True if it was stored.
 
         ``reading`` is a reading's ``to_dict()`` (with at least ``state``,
         ``confidences``, ``flags``, ``findings`` and ``score``) plus
-        ``corners`` and ``timings_ms``. A photo already stored is left as it
+        ``corners`` and ``timings_ms``; ``more`` the readings of the photo's
+        other boards. Each board is a row: :func:`board_key` and
+        :func:`board_path` name it. A photo already stored is left as it
         is (False), except that an error row is replaced by a new attempt.
         """
         if (reading is None) == (error is None):
             raise ValueError("a photo is stored with either a reading or an error")
-        row = {"hash": photo.hash, "path": photo.path, "game": photo.game, "player": photo.player,
-               "table_no": photo.table, "round_no": photo.round, "side": _json(photo.side),
-               "seconds": seconds, "stored_at": now()}
+        boards = [reading, *more] if reading is not None else [None]
+        rows = [self._row(photo, r, error, seconds, k if len(boards) > 1 else None)
+                for k, r in enumerate(boards, 1)]
+        stored = False
+        with self._write() as db:
+            for row in rows:
+                columns = ", ".join(row)
+                updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "hash")
+                cursor = db.execute(
+                    f"INSERT INTO photos ({columns}) VALUES ({', '.join(':' + c for c in row)}) "
+                    f"ON CONFLICT (hash) DO UPDATE SET {updates} WHERE photos.status = 'error'", row)
+                stored = stored or (cursor.rowcount == 1 and row["hash"] == photo.hash)
+        return stored
+
+    @staticmethod
+    def _row(photo: Photo, reading: dict | None, error: str | None, seconds: float | None,
+             board: int | None) -> dict:
+        """The row of one board of a photo (``board`` None: the photo's only board, or an error)."""
+        game = (reading or {}).get("game") or photo.game or UNKNOWN_GAME
+        player = photo.player if board is None or photo.player is None else f"{photo.player}#{board}"
+        row = {"hash": board_key(photo.hash, board), "path": board_path(photo.path, board), "game": game,
+               "player": player, "table_no": photo.table, "round_no": photo.round, "side": _json(photo.side),
+               "seconds": seconds, "stored_at": now(), "photo_hash": photo.hash, "board": board,
+               "models": _json((reading or {}).get("models") or None),
+               "adapted": _json((reading or {}).get("adapted") or None)}
         if reading is None:
             row.update(status="error", error=one_line(error))
         else:
@@ -444,13 +508,7 @@ class Store:
                        corners=_json(reading.get("corners")), timings=_json(reading.get("timings_ms") or {}),
                        n_flags=len(reading.get("flags") or ()) + len(findings),
                        min_confidence=min(confidences.values(), default=None))
-        columns = ", ".join(row)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "hash")
-        with self._write() as db:
-            cursor = db.execute(
-                f"INSERT INTO photos ({columns}) VALUES ({', '.join(':' + c for c in row)}) "
-                f"ON CONFLICT (hash) DO UPDATE SET {updates} WHERE photos.status = 'error'", row)
-            return cursor.rowcount == 1
+        return row
 
     def status(self, hashes: list[str] | None = None) -> dict[str, str]:
         """Photo hash -> "read" or "error", for the given hashes (all when None)."""
@@ -518,14 +576,16 @@ class Store:
                 SELECT hash, path, game, player, table_no, round_no, status, error,
                        COALESCE(corrected_state, state), COALESCE(corrected_card, card),
                        COALESCE(corrected_total, total), state, card, confidences, flags, findings,
-                       corners, timings, seconds, side, stored_at, corrected_state IS NOT NULL, reviewed_at
+                       corners, timings, seconds, side, stored_at, corrected_state IS NOT NULL, reviewed_at,
+                       photo_hash, board, models, adapted
                 FROM photos {tail}""", args).fetchall()
         return [Record(hash=r[0], path=r[1], game=r[2], player=r[3], table=r[4], round=r[5],
                        status=r[6], error=r[7], state=_load(r[8]), card=_load(r[9]), total=r[10],
                        read_state=_load(r[11]), read_card=_load(r[12]), confidences=_load(r[13], {}),
                        flags=_load(r[14], []), findings=_load(r[15], []), corners=_load(r[16]),
                        timings=_load(r[17], {}), seconds=r[18], side=_load(r[19]), stored_at=r[20],
-                       corrected=bool(r[21]), reviewed_at=r[22])
+                       corrected=bool(r[21]), reviewed_at=r[22], photo_hash=r[23] or r[0], board=r[24],
+                       models=_load(r[25], {}), adapted=_load(r[26], []))
                 for r in rows]
 
     # -- the review page writes ---------------------------------------------

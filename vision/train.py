@@ -48,6 +48,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from scoring import avenue
 from vision.cells import CUT, PRINTED_CUT, cut_cells, prepare_cells, prepare_column
@@ -328,6 +329,11 @@ def augment(x, gen):
     return x
 
 
+def epochs_bar(epochs: int, name: str):
+    """``range(epochs)`` with a progress bar on stderr (tqdm; shown only on a terminal)."""
+    return tqdm(range(epochs), desc=f"training {name}", unit="epoch", file=sys.stderr, disable=None)
+
+
 def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: int, params: Training,
                 seed: int, log=print):
     """Train one classifier; returns the torch model (in eval mode)."""
@@ -346,7 +352,7 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     t0 = time.perf_counter()
-    for epoch in range(params.epochs):
+    for epoch in epochs_bar(params.epochs, name):
         net.train()
         order = torch.randperm(len(x), generator=gen)
         total, correct, loss_sum = 0, 0, 0.0
@@ -405,7 +411,8 @@ def evaluate(model_path: Path, pieces: np.ndarray, labels: np.ndarray, label_nam
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", choices=("avenue", "agricola", "carcassonne"), default="avenue")
+    parser.add_argument("--game", choices=("avenue", "agricola", "carcassonne", "detector"), default="avenue",
+                        help="the game whose models to train, or detector: the game detector (vision.detect)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
@@ -419,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("python -m vision.train: needs torch: pip install -e '.[train]'", file=sys.stderr)
         return 2
+    if args.game == "detector":            # the game detector of vision.detect (below)
+        t0 = time.perf_counter()
+        return train_detector(args.seed, Path(args.out), quick=args.quick,
+                              log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola import train_models
         return train_models(args.seed, Path(args.out), quick=args.quick)
@@ -876,7 +887,7 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
-    for epoch in range(params.meeple_epochs):
+    for epoch in epochs_bar(params.meeple_epochs, "meeples"):
         net.train()
         order = torch.randperm(len(x), generator=gen)
         correct = 0
@@ -1138,7 +1149,7 @@ def train_carcassonne_tiles(crops, labels, spots, valid, params: CarcassonneTrai
     weights[1:] = 2.0
     meeple_loss = nn.CrossEntropyLoss(weight=weights, ignore_index=-100)
     t0 = time.perf_counter()
-    for epoch in range(epochs):
+    for epoch in epochs_bar(epochs, "tiles"):
         net.train()
         order = torch.randperm(len(x), generator=gen)
         seen = right = 0
@@ -1201,7 +1212,7 @@ def train_carcassonne_layout(views, params: CarcassonneTraining, seed: int, log=
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
     c8, s8 = params.layout_crop // 8, params.layout_side // 8
     t0 = time.perf_counter()
-    for epoch in range(epochs):
+    for epoch in epochs_bar(epochs, "layout"):
         net.train()
         order = torch.randperm(len(x), generator=gen)
         total, err, cells = 0.0, 0.0, 0.0
@@ -1293,6 +1304,189 @@ def train_carcassonne(seed: int, out: Path, quick: bool = False, params: Carcass
                        {k: {0: "n"} for k in ("crops", "logits", "meeples", "embedding")})
     for name in ("carcassonne-layout", "carcassonne-tiles"):
         log(f"wrote {out / name}.onnx ({(out / f'{name}.onnx').stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# The game detector of vision.detect: which game a photo shows, from the photo
+# shrunk to 192 x 144 pixels (a cue only; the readers' own checks decide).
+#
+#     python -m vision.train --game detector --seed 0 --out models/
+#
+# It learns from synthetic photos of the three games (vision.render, the
+# training styles, handwriting split "train"; never the foreign proxies nor
+# the "unseen" style), rendered small (the detector sees them shrunk anyway)
+# and kept in a cache. Each batch is flipped, recoloured, blurred, noised
+# and shifted.
+
+@dataclass(frozen=True)
+class DetectorTraining:
+    """The detector's training: data, network and schedule."""
+
+    photos: int = 100                  # photos per game
+    photo_set: int = 11                # the seed of the rendered set (the benchmark is set 1)
+    megapixels: tuple = (0.5, 1.5)
+    cache: str = "/tmp/scorelens-train-cache/detector"   # rendered photos, one folder per game
+    zoom_views: int = 1                # views per photo cut around its board (the board 1/3 to 3/4 of the view)
+    width: int = 16                    # channels of the first convolution
+    epochs: int = 24
+    batch: int = 32
+    lr: float = 3e-3
+    weight_decay: float = 1e-3
+    threads: int = 2
+    opset: int = 17
+
+
+DETECTOR_TRAINING = DetectorTraining()
+
+
+def detector_photos(params: DetectorTraining, quick: bool = False, log=print) -> tuple[np.ndarray, np.ndarray]:
+    """The training photos shrunk for the detector, ``(N, H, W, 3)`` uint8, and their game indices;
+    photos missing from the cache (named as ``scorelens synth`` names them) are rendered first."""
+    from vision.detect import GAMES, small_photo
+    from vision.photo import read_photo_file
+    from vision.render import photo_name, write_photo
+
+    n = 6 if quick else params.photos
+    smalls, labels = [], []
+    rng = np.random.default_rng([params.photo_set, 5])
+    for k, game in enumerate(GAMES):
+        folder = Path(params.cache) / game
+        folder.mkdir(parents=True, exist_ok=True)
+        made = 0
+        for i in tqdm(range(n), desc=f"detector photos: {game}", unit="photo", file=sys.stderr, disable=None):
+            path = folder / f"{photo_name(game, params.photo_set, i)}.jpg"
+            if not path.exists():
+                write_photo(game, params.photo_set, i, str(folder), megapixels=params.megapixels)
+                made += 1
+            photo = read_photo_file(path)
+            image = photo.image
+            smalls.append(small_photo(image))
+            labels.append(k)
+            truth = json.loads(path.with_suffix(".json").read_text())
+            for _ in range(params.zoom_views):
+                smalls.append(small_photo(zoom_view(image, np.array(truth["corners"], float) / photo.scale, rng)))
+                labels.append(k)
+        log(f"  {game}: {n} photos ({made} rendered now, the rest from {folder})")
+    return np.stack(smalls), np.array(labels)
+
+
+def zoom_view(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A 4:3 window of ``image`` around the board at ``corners`` (the board a third to three
+    quarters of its width), somewhere that keeps the board inside: boards seen larger than
+    in the photos, at other places, with less of the table."""
+    h, w = image.shape[:2]
+    portrait = h > w
+    x0, y0 = corners.min(axis=0)
+    x1, y1 = corners.max(axis=0)
+    bw, bh = x1 - x0, y1 - y0
+    if portrait:                                   # the window's long side along the photo's
+        bw, bh = bh, bw
+    side = max(bw / rng.uniform(0.33, 0.75), bh * 4 / 3 / 0.9)
+    ww, wh = (side * 3 / 4, side) if portrait else (side, side * 3 / 4)
+    ww, wh = min(ww, w), min(wh, h)
+    lo_x, hi_x = max(0.0, x1 - ww), min(x0, w - ww)
+    lo_y, hi_y = max(0.0, y1 - wh), min(y0, h - wh)
+    left = rng.uniform(min(lo_x, hi_x), max(lo_x, hi_x)) if hi_x > 0 else 0.0
+    top = rng.uniform(min(lo_y, hi_y), max(lo_y, hi_y)) if hi_y > 0 else 0.0
+    left, top = int(np.clip(left, 0, w - ww)), int(np.clip(top, 0, h - wh))
+    return image[top:top + int(wh), left:left + int(ww)]
+
+
+def detector_net(n_games: int = 3, width: int = 16):
+    """Strided 3x3 convolutions down to 1/16, then the global maximum and mean of each channel
+    (a small board anywhere in the photo still counts), one linear layer."""
+    import torch
+    import torch.nn as nn
+
+    w = width
+
+    def block(cin, cout, stride):
+        return [nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True)]
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(*block(3, w, 2), *block(w, w, 1), *block(w, 2 * w, 2),
+                                          *block(2 * w, 3 * w, 2), *block(3 * w, 3 * w, 1), *block(3 * w, 4 * w, 2))
+            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(8 * w, n_games))
+
+        def forward(self, x):
+            f = self.features(x)
+            return self.head(torch.cat([f.amax(dim=(2, 3)), f.mean(dim=(2, 3))], 1))
+
+    return Net()
+
+
+def augment_detector(x, gen):
+    """A normalised batch (N, 3, H, W) flipped either way, recoloured, blurred, noised and shifted."""
+    import torch
+    import torch.nn.functional as F
+
+    n = x.shape[0]
+    flip = torch.rand(n, generator=gen) < 0.5
+    x = torch.where(flip.view(-1, 1, 1, 1), x.flip(3), x)
+    flip = torch.rand(n, generator=gen) < 0.5
+    x = torch.where(flip.view(-1, 1, 1, 1), x.flip(2), x)
+    x = x * (0.8 + 0.4 * torch.rand(n, 3, 1, 1, generator=gen)) + 0.15 * torch.randn(n, 3, 1, 1, generator=gen)
+    blur = torch.rand(n, 1, 1, 1, generator=gen) < 0.3
+    k = (torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=x.dtype) / 16).view(1, 1, 3, 3).repeat(3, 1, 1, 1)
+    x = torch.where(blur, F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), k, groups=3), x)
+    x = x + torch.randn(x.shape, generator=gen) * 0.08 * torch.rand(n, 1, 1, 1, generator=gen)
+    dy, dx = (int(v) for v in torch.randint(-8, 9, (2,), generator=gen))
+    return torch.roll(x, (dy, dx), dims=(2, 3))
+
+
+def train_detector(seed: int, out: Path, quick: bool = False, params: DetectorTraining = DETECTOR_TRAINING,
+                   log=print) -> int:
+    """Render (or take from the cache) the photos, train the detector, export ``game-detector.onnx``."""
+    import torch
+    import torch.nn as nn
+
+    from vision.detect import DETECT, GAMES, normalise_small
+
+    if quick:
+        params = replace(params, epochs=1)
+    torch.set_num_threads(params.threads)
+    cv2.setNumThreads(params.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    smalls, labels = detector_photos(params, quick, log)
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.from_numpy(normalise_small(smalls))
+    y = torch.from_numpy(labels.astype(np.int64))
+    net = detector_net(len(GAMES), params.width)
+    steps = params.epochs * math.ceil(len(x) / params.batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    for epoch in epochs_bar(params.epochs, "detector"):
+        net.train()
+        order = torch.randperm(len(x), generator=gen)
+        right, loss_sum = 0, 0.0
+        for i in range(0, len(x), params.batch):
+            idx = order[i:i + params.batch]
+            out_b = net(augment_detector(x[idx], gen))
+            loss = loss_fn(out_b, y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += float(loss.detach()) * len(idx)
+            right += int((out_b.argmax(1) == y[idx]).sum())
+        log(f"  detector epoch {epoch + 1}/{params.epochs}: loss {loss_sum / len(x):.4f}, "
+            f"train accuracy {right / len(x):.4f}")
+    net.eval()
+    facts = {"seed": seed, "training": asdict(params), "photos": int(len(x)),
+             "seconds": round(time.perf_counter() - t0)}
+    path = out / "game-detector.onnx"
+    export_carcassonne(net, path, ["photo"], ["logits"], (1, 3, DETECT.height, DETECT.width),
+                       {"labels": json.dumps(list(GAMES)), "size": f"{DETECT.width}x{DETECT.height}",
+                        "input": "colour, vision.detect.normalise_small", "trained": json.dumps(facts)},
+                       params, {"photo": {0: "n"}, "logits": {0: "n"}})
+    log(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB) in {facts['seconds']} s")
     return 0
 
 
