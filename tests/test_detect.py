@@ -210,6 +210,23 @@ def test_batch_stores_one_row_per_board(tmp_path, two_sheets):
     assert again.returncode == 0 and "skipped 1 photos" in again.stdout
 
 
+def test_review_opens_the_second_board_of_a_photo_from_the_store(tmp_path, two_sheets):
+    from vision.review import store_boards_of
+
+    db = tmp_path / "boards.sqlite"
+    proc = cli("batch", two_sheets, "--game", "avenue", "--db", db, "--workers", "1", "--no-progress",
+               env=home_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with Store(db, create=False) as store:
+        records = sorted(store.records(), key=lambda r: r.board)
+        boards = store_boards_of(records, store)
+        assert [b.name.split()[0] for b in boards] == ["IMG_7.jpg#1", "IMG_7.jpg#2"]
+        first, second = (b.review() for b in boards)
+    # each board is drawn on its own sheet, with every cell's box: not a blank page
+    assert second.rectified is not None and len(second.boxes) >= 42
+    assert not np.array_equal(first.rectified, second.rectified)
+
+
 # ---------------------------------------------------------------------------
 # The models that read a photo; adapted models say so; learn's refusal
 

@@ -1215,17 +1215,42 @@ def store_boards(store, read: Callable | None = None, who: str | None = None) ->
     return boards
 
 
+def stored_photo(record) -> Path:
+    """The photo file of a stored board: its path without the ``#N`` of a photo of several boards.
+
+    >>> from types import SimpleNamespace as R
+    >>> str(stored_photo(R(path="IMG_7.jpg#2", board=2))), str(stored_photo(R(path="a#b.jpg", board=None)))
+    ('IMG_7.jpg', 'a#b.jpg')
+    """
+    path = str(record.path)
+    if record.board and path.endswith(f"#{record.board}"):
+        path = path[: -len(f"#{record.board}")]
+    return Path(path)
+
+
+def read_board(photo: Path, record, read: Callable | None = None):
+    """Read the stored board ``record`` again from its photo: board N of a photo of several
+    (:func:`vision.read.read_boards`), else the photo's one board (``read``, default
+    :func:`vision.read.read_photo`)."""
+    if record.board and record.board > 1:
+        from vision.read import read_boards
+
+        boards = read_boards(photo, record.game, use_saved=False)
+        return boards[record.board - 1] if len(boards) >= record.board else None
+    if read is None:
+        from vision.read import read_photo as read
+    return read(photo, record.game, use_saved=False)
+
+
 def store_boards_of(records, store, read: Callable | None = None, who: str | None = None) -> list[Board]:
     """Boards to open, one per stored record (read ones)."""
     def opener(record):
         def open_() -> StoredReview:
             reading = None
-            if Path(record.path).is_file():
-                reader = read
-                if reader is None:
-                    from vision.read import read_photo as reader
+            photo = stored_photo(record)
+            if photo.is_file():
                 try:
-                    reading = reader(record.path, record.game, use_saved=False)
+                    reading = read_board(photo, record, read)
                 except UserError:
                     reading = None
             rectified = reading.rectified if reading is not None else None
