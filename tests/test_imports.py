@@ -1,8 +1,9 @@
 """Imports only go down: the readers never import an application, and no module imports
 itself back through others. Function-level imports count too (they are imports all the same).
 
-The layers, bottom first: ``scoring``; the shared stages and ``vision.inputs``; the
-readers (``vision.read`` and the game readers); the applications (``APPLICATIONS``).
+The layers, bottom first: ``scoring``; the shared stages, ``vision.inputs`` and the reader
+protocol ``vision.reading``; the readers (the game readers, then ``vision.read``, which
+dispatches to them); the applications (``APPLICATIONS``).
 """
 
 import ast
@@ -26,9 +27,6 @@ KNOWN = {
     ("vision.agricola", "vision.agricola_calibrate"),
     # python -m vision.detect (a measuring command kept beside the detector) reads whole photos.
     ("vision.detect", "vision.read"),
-    # The readers return vision.read.Reading, and read dispatches to them.
-    ("vision.agricola", "vision.read"),
-    ("vision.carcassonne", "vision.read"),
 }
 
 

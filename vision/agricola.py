@@ -1332,7 +1332,7 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
 
     table = load_calibration(calibration)
     from vision.classify import classifier
-    from vision.read import Reading
+    from vision.reading import Reading
 
     search: dict = {}
     found = find_board_calibrated(image, table) if table is not None else None

@@ -1983,7 +1983,7 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     default the user's own (``scorelens calibrate``) if there is one.
     """
     from vision import UserError
-    from vision.read import Reading
+    from vision.reading import Reading
 
     side = side or {}
     if not isinstance(side, dict):

@@ -1,0 +1,59 @@
+"""What every reader returns: :class:`Reading`, one board read from one photo.
+
+The readers (:mod:`vision.read` for Avenue, :mod:`vision.agricola`,
+:mod:`vision.carcassonne`) each return one; :func:`vision.read.read_boards`
+finishes it (the photo's own pixels, the off-board values nobody gave, the
+models that read it), and every application (read, batch, review, bench)
+takes it as it is. ``to_dict()`` is its JSON form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import scoring
+
+
+@dataclass
+class Reading:
+    """What was read from one photo. ``to_dict()`` is its JSON form."""
+
+    game: str
+    source: str                     # the photo path, or "<array>"
+    state: Any                      # the scoring module's state (an avenue.Sheet)
+    confidences: dict[str, float]   # element name -> confidence in 0..1, for every element read
+    flags: list[str]                # elements flagged for review, most doubtful first
+    findings: list                  # the scoring core's warnings
+    card: Any                       # the score card
+    corners: np.ndarray             # (4, 2) float32, the board's corners in the photo, TL TR BR BL
+    rectified: np.ndarray | None    # the rectified board (BGR), in the vision.geometry frame
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    alternatives: dict[str, list] = field(default_factory=dict)   # element -> [(value, p), ...] best first
+    not_given: list[str] = field(default_factory=list)   # off-board values nobody gave: counted as 0
+    board: int | None = None        # which board of the photo (1, 2, ...) where it shows several
+    detection: dict = field(default_factory=dict)   # the game detected: the cue, the games tried
+    models: dict[str, str] = field(default_factory=dict)   # model name -> SHA-256 of the file that read it
+    adapted: list[str] = field(default_factory=list)       # the models adapted to this set (learn, calibrate)
+
+    def to_dict(self) -> dict:
+        module = scoring.game_module(self.game)
+        return {
+            "game": self.game,
+            "source": self.source,
+            "state": module.to_dict(self.state),
+            "text": module.to_text(self.state),
+            "confidences": {k: round(v, 4) for k, v in self.confidences.items()},
+            "flags": list(self.flags),
+            "findings": [f.to_dict() for f in self.findings],
+            "score": self.card.to_dict(),
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+            "not_given": list(self.not_given),
+            "board": self.board,
+            "detection": dict(self.detection),
+            "models": dict(self.models),
+            "adapted": list(self.adapted),
+        }
