@@ -8,6 +8,7 @@ import pytest
 from scoring import carcassonne as rules
 from vision import UserError
 from vision import carcassonne as reader
+from vision import carcassonne_calibrate as calibration
 from vision.render import carcassonne as training_art
 from vision.render.proxy import carcassonne as proxy
 
@@ -97,14 +98,14 @@ def test_calibration_refuses_a_block_found_half_a_tile_off():
     so in one line naming the photo, and saves nothing."""
     photo, _ = proxy.calibration_photo(120, megapixels=4)
     with pytest.raises(UserError) as e:
-        reader.calibrate(photo, out="/nonexistent/never-written.npz")
+        calibration.calibrate(photo, out="/nonexistent/never-written.npz")
     message = str(e.value)
     assert "<array>" in message and "do not look like the 24 types in any turn" in message
     assert "\n" not in message
 
 
 def test_calibration_accepts_a_block_it_found_right():
-    found = reader.locate_calibration_tiles(proxy.calibration_photo(100, megapixels=4)[0])
+    found = calibration.locate_calibration_tiles(proxy.calibration_photo(100, megapixels=4)[0])
     assert found["explained"] >= reader.CALIBRATE.min_explained
 
 

@@ -12,6 +12,7 @@ import pytest
 from scoring import carcassonne as rules
 from vision import UserError
 from vision import carcassonne as reader
+from vision import carcassonne_calibrate as calibration
 from vision.photo import decode_bytes
 from vision.render import render_jpeg
 from vision.render import carcassonne as training_art
@@ -37,7 +38,7 @@ def calibrated(tmp_path_factory):
     """A calibration from a proxy calibration photo (its report, and the file)."""
     photo = ROOT / "samples" / "carcassonne-calibration-proxy.jpg"      # calibration_photo(100, megapixels=4)
     out = tmp_path_factory.mktemp("calibration") / "carcassonne.npz"
-    return reader.calibrate(photo, out=out), out
+    return calibration.calibrate(photo, out=out), out
 
 
 def test_the_proxy_photographs_the_game_it_is_given_the_same_way_each_time():
@@ -91,7 +92,7 @@ def test_calibration_names_the_tiles_missing():
     shot = proxy.photograph(layout, np.random.default_rng(104), megapixels=3.0,
                             look=proxy.ProxyLook(pitch_mm=(46.5, 50.0), fill=(0.55, 0.9)))
     with pytest.raises(UserError, match="found 22 of 24 tiles: B and X are missing"):
-        reader.calibrate(shot["photo"], out="/nonexistent/never-written.npz")
+        calibration.calibrate(shot["photo"], out="/nonexistent/never-written.npz")
 
 
 def test_a_tile_unlike_the_table_is_present_whatever_its_art():

@@ -21,6 +21,7 @@ import pytest
 from scoring import carcassonne as rules
 from vision import UserError
 from vision import carcassonne as reader
+from vision import carcassonne_calibrate as calibration
 from vision.read import read_photo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,7 +291,7 @@ def test_calibration_improves_the_unseen_art(tmp_path, monkeypatch):
     tiles_right = lambda reading: compare("carcassonne", want, reading.state)["tile"][0]
     before = crops_right(reader.TileModel()), tiles_right(read_photo(photo, "carcassonne", use_saved=False,
                                                                       calibration=False))
-    report = reader.calibrate(SAMPLES / "carcassonne-calibration-unseen.jpg")
+    report = calibration.calibrate(SAMPLES / "carcassonne-calibration-unseen.jpg")
     assert Path(report["written"]) == reader.calibration_path() and reader.calibration_path().is_file()
     assert report["reread"] == 24 and report["fit_after"] >= report["fit_before"]   # it reads its own photo again
     after = (crops_right(reader.TileModel(calibration=reader.load_calibration())),
@@ -301,7 +302,7 @@ def test_calibration_improves_the_unseen_art(tmp_path, monkeypatch):
 
 def test_calibration_photo_must_show_the_24_tiles():
     with pytest.raises(UserError, match="24 tiles"):
-        reader.calibrate(PHOTOS[0], out="/nonexistent/never-written.npz")
+        calibration.calibrate(PHOTOS[0], out="/nonexistent/never-written.npz")
 
 
 # ---------------------------------------------------------------------------

@@ -120,9 +120,9 @@ def cmd_calibrate(args) -> int:
         from vision import agricola_calibrate
 
         return agricola_calibrate.cmd_calibrate(args)
-    from vision import carcassonne
+    from vision import carcassonne_calibrate
 
-    return carcassonne.cmd_calibrate(args)
+    return carcassonne_calibrate.cmd_calibrate(args)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,369 @@
+"""``scorelens calibrate carcassonne PHOTO``: adapt the tile reader to a player's own set.
+
+The player photographs their 24 tile types A-X in a 6 x 4 block, north up
+(ABCDEF / GHIJKL / MNOPQR / STUVWX; docs/calibration.md). The block is found
+by its geometry alone (the shipped model need not read the art), turned by its
+tiles' edges, checked against the 24 types, and its tiles kept as exemplars
+(:class:`vision.carcassonne.Calibration`), which :mod:`vision.carcassonne`
+reads with from then on. This is the command; the reader only loads its file.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scoring import carcassonne as rules
+from vision.carcassonne import (CALIBRATE, CALIBRATION_ROWS, CUT, EMPTY, LATTICE, MODELS, PRESENCE, Calibrate,
+                                Calibration, CarcassonneModels, LatticeFit, Presence, TileModel, _apply,
+                                _components, _grid_orientations, _jitter, _model_sha256, _opponent,
+                                calibration_path, canonical_rotation, cut_tiles, find_lattice, layout_map,
+                                look_closer, normalise_tiles, parse_label, pixel_features, read_layout,
+                                relattice, table_palette, unlike_table)
+# ---------------------------------------------------------------------------
+# The calibration photo, found by its geometry
+
+_HYPOTHESES = [np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
+               for sx, dx in ((2.0, 0.0), (2.0, 1.0), (1.0, 0.0), (1.0, 0.5))
+               for sy, dy in ((2.0, 0.0), (2.0, 1.0), (1.0, 0.0), (1.0, 0.5))]
+
+
+@dataclass
+class CalibrationBlock:
+    """The 6 x 4 block of squares found in a calibration photo, and how unlike the table each is."""
+
+    fit: LatticeFit
+    block: list                     # the 24 squares
+    tileness: dict                  # square -> share unlike the table (the block and its ring)
+    score: float
+
+
+def find_calibration_block(image: np.ndarray, models: CarcassonneModels = MODELS,
+                           params: Presence = PRESENCE) -> CalibrationBlock | None:
+    """The 24 tiles of a calibration photo by geometry alone: of the lattices the tiles' lines allow
+    (:func:`find_lattice`, each axis a line pitch or two, on a line or half-way), and of the 6 x 4 and
+    4 x 6 windows of squares on each, the one whose squares are most unlike the table and whose ring
+    of squares around it is most like it. The tile model is not asked."""
+    lmap = look_closer(image, layout_map(image, models.layout), models.layout)
+    palette = table_palette(image, lmap, params)
+    h, w = image.shape[:2]
+    best = None
+    for way in ((),) + LATTICE.retries:
+        fit = find_lattice(image, lmap, replace(LATTICE, **dict(way)))
+        for candidate in ([fit] + fit.others) if fit is not None else []:
+            if candidate.seen is None or not len(candidate.seen):
+                continue
+            for m in _HYPOTHESES:
+                g = candidate.cell_to_image @ m
+                at = np.floor(_apply(np.linalg.inv(g), candidate.seen)).astype(int)
+                (i0, j0), (i1, j1) = at.min(0) - 2, at.max(0) + 2
+                if (i1 - i0) * (j1 - j0) > 900:
+                    continue
+                squares = []
+                for i in range(i0, i1 + 1):
+                    for j in range(j0, j1 + 1):
+                        p = _apply(g, np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], float))
+                        if (p[:, 0] > 0).all() and (p[:, 1] > 0).all() and (p[:, 0] < w - 1).all() \
+                                and (p[:, 1] < h - 1).all():
+                            squares.append((i, j))
+                if len(squares) < 24:
+                    continue
+                t = dict(zip(squares, unlike_table(cut_tiles(image, g, squares), palette, params)))
+                for cols, rows in ((6, 4), (4, 6)):
+                    for a in range(i0, i1 - cols + 2):
+                        for b in range(j0, j1 - rows + 2):
+                            block = [(a + i, b + j) for i in range(cols) for j in range(rows)]
+                            if any(sq not in t for sq in block):
+                                continue
+                            ring = [(a + i, b + j) for i in range(-1, cols + 1) for j in range(-1, rows + 1)
+                                    if not (0 <= i < cols and 0 <= j < rows) and (a + i, b + j) in t]
+                            inside = np.array([t[sq] for sq in block])
+                            outside = np.array([t[sq] for sq in ring]) if ring else np.zeros(1)
+                            score = float(np.minimum(inside, 0.9).mean() - np.maximum(outside, 0.1).mean())
+                            if best is None or score > best.score:
+                                best = CalibrationBlock(relattice(candidate, m), block, t, score)
+        if best is not None and best.score > 0.5:
+            break
+    return best
+
+
+def _edge_strips(crops: np.ndarray) -> np.ndarray:
+    """``(N, 4, 6)``: along each edge of each crop (N, E, S, W of the crop), the mean opponent colour
+    of the strip's two ends and of its middle (where a road meets the edge)."""
+    n, size = crops.shape[:2]
+    m = int(round(size * CUT.margin / (1 + 2 * CUT.margin)))
+    tile = size - 2 * m
+    depth = max(2, int(0.14 * tile))
+    skip = max(1, int(0.05 * tile))                # clear of the tile's rim
+    x = _opponent(crops)
+    out = np.zeros((n, 4, 6), np.float32)
+    for k in range(4):
+        turned = np.rot90(x, k, (1, 2))            # a quarter turn anticlockwise k times: edge k (N, E, S, W) on top
+        strip = turned[:, m + skip:m + skip + depth, m:size - m]
+        third = tile // 3
+        ends = np.concatenate([strip[:, :, :third], strip[:, :, -third:]], 2).mean((1, 2))
+        middle = strip[:, :, third:tile - third].mean((1, 2))
+        out[:, k] = np.c_[ends, middle]
+    return out
+
+
+def calibration_turn(crops: np.ndarray, block: list, placements: list) -> tuple[int, dict, float]:
+    """Which of ``placements`` (``(turn, {square: type})``) the photo shows, by its tiles' edges alone:
+    the one under which the edges the rules call alike (city, road, field) look most alike.
+    Returns ``(turn, places, share of the edges' variance their kinds explain)``."""
+    strips = _edge_strips(crops).reshape(-1, 6)
+    strips = (strips - strips.mean(0)) / (strips.std(0) + 1e-6)
+    total = float(((strips - strips.mean(0)) ** 2).sum())
+    catalogue = rules.load_catalogue()
+    best = None
+    for turn, places in placements:
+        kinds = np.array([catalogue[places[sq]].edges(turn)[e] for sq in block for e in range(4)])
+        within = sum(float(((strips[kinds == c] - strips[kinds == c].mean(0)) ** 2).sum())
+                     for c in set(kinds.tolist()))
+        explained = 1 - within / max(total, 1e-9)
+        if best is None or explained > best[2]:
+            best = (turn, places, explained)
+    return best
+
+
+def calibration_crops(image: np.ndarray, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,
+                      source: str = "<array>", rng: np.random.Generator | None = None):
+    """The crops of a calibration photo and their labels: each of the 24 tiles a few times,
+    a little off, turned four ways; and table squares (and tiles cut half off) as ``empty``.
+    Returns ``(crops, labels, turn)``."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    found = locate_calibration_tiles(image, params, models, source)
+    fit, places, turn = found["fit"], found["places"], found["turn"]
+    block = set(places)
+    crops, labels = [], []
+    squares = sorted(places)
+    for _ in range(params.jitters):
+        for sq in squares:
+            m = _jitter(rng, sq)
+            crop = cut_tiles(image, fit.cell_to_image @ m, [sq])[0]
+            for k in range(4):
+                crops.append(np.ascontiguousarray(np.rot90(crop, -k)))
+                name = places[sq]
+                labels.append(f"{name}:{canonical_rotation(name, (turn + 90 * k) % 360)}")
+    ring = sorted({rules.neighbour(sq, e) for sq in block for e in rules.EDGES} - block)
+    for n in range(params.empties):
+        if ring and n % 2 == 0:
+            sq = ring[int(rng.integers(len(ring)))]
+            m = _jitter(rng, sq)
+        else:
+            sq = squares[int(rng.integers(len(squares)))]
+            m = _jitter(rng, sq)
+            m[:2, 2] += rng.choice([-0.5, 0.5], 2) * rng.permutation([1, rng.integers(0, 2)])
+        crops.append(cut_tiles(image, fit.cell_to_image @ m, [sq])[0])
+        labels.append(EMPTY)
+    return np.stack(crops), labels, turn
+
+
+def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,
+                             source: str = "<array>") -> dict:
+    """Where each of the 24 types lies in a calibration photo, by geometry alone
+    (:func:`find_calibration_block`, :func:`calibration_turn`): ``{"fit", "places": {square: type},
+    "turn", "explained", "tileness"}``. Refuses with one line naming what is wrong."""
+    from vision import UserError
+
+    found = find_calibration_block(image, models)
+    how = "lay out the 24 tiles A-X in 4 rows of 6, north up, on a plain table"
+    if found is None or found.score < 0.25:
+        raise UserError(source, f"no 6 x 4 block of 24 tiles found ({how})")
+    seen = [sq for sq in found.block if found.tileness[sq] >= params.missing_below]    # a missing tile tells nothing
+    crops = cut_tiles(image, found.fit.cell_to_image, seen)
+    turn, places, explained = calibration_turn(crops, seen, _grid_orientations(set(found.block)))
+    missing = [places[sq] for sq in found.block if found.tileness[sq] < params.missing_below]
+    if missing:
+        names = sorted(missing)
+        listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+        raise UserError(source, f"found {24 - len(names)} of 24 tiles: {listed} "
+                                f"{'are' if len(names) > 1 else 'is'} missing ({how})")
+    # the block checks itself: a block found half a tile off would teach the reader half-tiles
+    if explained < params.min_explained:
+        raise UserError(source, f"the tiles found do not look like the 24 types in any turn (their edges' kinds "
+                                f"explain {explained:.0%} of their look, not {params.min_explained:.0%}; {how})")
+    return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness}
+
+
+def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """A crop as another photo might show it: light, white balance, blur, noise, JPEG."""
+    import cv2
+
+    x = crop.astype(np.float32) * rng.uniform(0.65, 1.25)
+    x *= np.array([rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.85, 1.15)], np.float32)
+    x += rng.normal(0, rng.uniform(0.5, 4.0), x.shape).astype(np.float32)
+    sigma = rng.uniform(0, 1.3)
+    if sigma > 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), sigma)
+    x = np.clip(x, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 92))])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else x
+
+
+def exemplar_calibration(image: np.ndarray, located: dict, model: "TileModel", params: Calibrate = CALIBRATE,
+                         rng: np.random.Generator | None = None, sha: str = "") -> Calibration:
+    """The user's 24 tiles as exemplars: each cut ``params.views`` times, a little off (shift, turn,
+    perspective) and photographed again (light, blur, noise, JPEG), and turned four ways; per
+    crop, its :func:`pixel_features` and its embedding (unit vector), kept: a crop is as like a
+    label as the most alike of its exemplars."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    fit, places, turn = located["fit"], located["places"], located["turn"]
+    crops, targets = [], []
+    for v in range(params.views):
+        for sq in sorted(places):
+            m = np.eye(3) if v == 0 else _jitter(rng, sq, params.shift / 0.025, params.perspective)
+            if v:
+                a = math.radians(rng.normal(0, params.turn_deg))
+                c = np.array([sq[0] + 0.5, sq[1] + 0.5])
+                r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+                rot = np.eye(3)
+                rot[:2, :2], rot[:2, 2] = r, c - r @ c
+                m = m @ rot
+            crop = cut_tiles(image, fit.cell_to_image @ m, [sq])[0]
+            crop = crop if v == 0 else _augment(rng, crop)
+            name = places[sq]
+            for k in range(4):
+                crops.append(np.ascontiguousarray(np.rot90(crop, -k)))
+                targets.append(model.labels.index(f"{name}:{canonical_rotation(name, (turn + 90 * k) % 360)}"))
+    crops = np.stack(crops)
+    targets = np.array(targets)
+    views = normalise_tiles(crops)
+    name = model.session.get_inputs()[0].name
+    emb = np.concatenate([model.session.run(None, {name: views[i:i + 256]})[2] for i in range(0, len(views), 256)])
+    pix = pixel_features(views)
+    unit = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
+    return Calibration("exemplars", list(model.labels), np.zeros((1, 1), np.float32), np.zeros(1, np.float32), sha,
+                       params.exemplar_scale,
+                       {"pixel_weight": params.pixel_weight, "empty_below": params.empty_below, "crops": len(crops)},
+                       {"pixels": pix.astype(np.float32), "embeddings": unit.astype(np.float32),
+                        "label_of": targets.astype(np.int16)})
+
+
+def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,
+              progress=None) -> dict:
+    """Adapt the tile model to the set in a calibration photo (a file or a BGR array) and
+    save it (``out``, default :func:`calibration_path`). Returns what was done, and how well the
+    adapted reader reads the calibration photo's 24 tiles again (``reread``, of 24).
+    ``progress(stage)`` is called as each of its 4 stages ends."""
+    import time
+
+    progress = progress or (lambda stage: None)
+    from pathlib import Path
+
+    from vision import photo as photo_stage
+    from vision.classify import MODELS_DIR
+    from vision.learn import Learn, last_layer, refit
+
+    started = time.perf_counter()
+    if isinstance(photo, np.ndarray):
+        source, image = "<array>", photo_stage.from_array(photo).image
+    else:
+        source, image = str(photo), photo_stage.read_photo_file(photo).image
+    progress("read the photo")
+    model = TileModel(models.tiles, None)
+    sha = _model_sha256(models.tiles)
+    if params.method == "exemplars":
+        located = locate_calibration_tiles(image, params, models, source)
+        turn = located["turn"]
+        squares = sorted(located["places"])
+        want = [f"{located['places'][sq]}:{canonical_rotation(located['places'][sq], turn)}" for sq in squares]
+        crops = cut_tiles(image, located["fit"].cell_to_image, squares)
+        before = float(np.mean([model.labels[i] == w for i, w in zip(model.predict(crops).probs.argmax(1), want)]))
+        calib = exemplar_calibration(image, located, model, params, sha=sha)
+        n_crops = int(calib.info["crops"])
+    else:
+        crops, labels, turn = calibration_crops(image, params, models, source)
+        readings = model.predict(crops)
+        targets = np.array([model.labels.index(label) for label in labels])
+        before = float((readings.probs.argmax(1) == targets).mean())
+        path = MODELS_DIR / f"{models.tiles}.onnx" if not models.tiles.endswith(".onnx") else Path(models.tiles)
+        layer = last_layer(path)
+        emb = readings.embedding
+        if params.method == "refit":
+            weight, bias = refit(emb, targets, layer.weight, layer.bias, Learn(params.l2, params.steps, params.rate))
+        else:
+            unit = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
+            weight = np.zeros_like(layer.weight)
+            bias = np.zeros_like(layer.bias)
+            for k in set(targets.tolist()) - {model.labels.index(EMPTY)}:
+                mean = unit[targets == k].mean(0)
+                weight[k] = mean / (np.linalg.norm(mean) + 1e-9)
+        calib = Calibration(params.method, list(model.labels), weight.astype(np.float32), bias.astype(np.float32),
+                            sha, params.template_scale)
+        n_crops = len(crops)
+        located = None
+    progress("fitted")
+    # the adapted reader reads the calibration photo again, the whole way (lattice, tiles, layout)
+    reread = _reread(image, calib, models)
+    progress("read again")
+    if params.method == "exemplars" and reread < params.min_reread:
+        from vision import UserError
+
+        raise UserError(source, f"the reader adapted to these tiles reads only {reread} of the 24 again, not "
+                                f"{params.min_reread}: nothing was saved (lay out the 24 tiles A-X in 4 rows of 6, "
+                                f"north up, on a plain table)")
+    calib.info.update({"photo": source, "turn": turn, "fit_before": round(before, 4), "reread": reread,
+                       "seconds": round(time.perf_counter() - started, 1)})
+    dest = Path(out) if out else calibration_path()
+    calib.save(dest)
+    progress("saved")
+    return {"written": str(dest), "tiles": 24, "crops": n_crops, "turn": turn, "method": params.method,
+            "fit_before": before, "fit_after": reread / 24, "reread": reread,
+            "seconds": time.perf_counter() - started}
+
+
+def _reread(image: np.ndarray, calib: Calibration, models: CarcassonneModels = MODELS) -> int:
+    """How many of the 24 tiles the reader with ``calib`` reads right in the calibration photo
+    (type and rotation, the layout's turn undone as the benchmark does)."""
+    from vision.bench import compare
+
+    want = rules.Layout(tuple(rules.Placement(c, r, name, 0) for r, row in enumerate(CALIBRATION_ROWS)
+                              for c, name in enumerate(row)))
+    model = TileModel(models.tiles, calib)
+    fit, cells = read_layout(image, model, models.layout)
+    if fit is None:
+        return 0
+    # each square's own best reading: the 24 tiles of the photo do not fit together as a game's would,
+    # so the layout's rules must not repair them
+    empty = model.labels.index(EMPTY)
+    best = {sq: parse_label(model.labels[int(np.argmax(np.where(np.arange(len(p)) == empty, -1, p)))])
+            for sq, (p, *_) in cells.items() if p[empty] < 0.5}
+    block = _components(set(best))
+    if not block:
+        return 0
+    read = rules.Layout(tuple(rules.Placement(x, y, *best[(x, y)]) for x, y in sorted(block[0])))
+    return int(compare("carcassonne", want, read)["tile"][0])
+
+
+def cmd_calibrate(args) -> int:
+    """``scorelens calibrate carcassonne PHOTO [--method M] [--out FILE] [--reset]``."""
+    from vision import UserError
+
+    if args.game != "carcassonne":
+        raise UserError(None, f"calibrate knows carcassonne only, not {args.game!r}")
+    if args.reset:
+        from pathlib import Path
+
+        path = Path(args.out) if args.out else calibration_path()
+        if path.exists():
+            path.unlink()
+            print(f"removed {path}: scorelens read uses the shipped tile model again")
+        else:
+            print(f"no calibration at {path}")
+        return 0
+    if not args.photo:
+        raise UserError(None, "calibrate needs the photo of your 24 tiles (or --reset)")
+    params = CALIBRATE if not args.method else CALIBRATE.__class__(**{**CALIBRATE.__dict__, "method": args.method})
+    import sys
+
+    from tqdm import tqdm
+    with tqdm(total=4, desc="calibrating", unit="stage", file=sys.stderr, disable=None) as bar:
+        r = calibrate(args.photo, args.out, params, progress=lambda stage: (bar.set_postfix_str(stage), bar.update()))
+    print(f"{args.photo}: the 24 tiles found by their geometry (turned {r['turn']} degrees); {r['method']}: "
+          f"{r['crops']} crops; the shipped model read {r['fit_before']:.0%} of them, the adapted reader reads "
+          f"{r['reread']} of 24 again ({r['seconds']:.0f} s)")
+    print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")
+    return 0
