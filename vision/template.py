@@ -1,76 +1,399 @@
-"""``scorelens template``: propose the printed layout of a pad from a photo of a blank sheet."""
+"""``scorelens template``: propose the printed layout of a pad from a photo of a blank sheet.
+
+::
+
+    photo ──locate, rectify──> sheet ──light evened, per ink──> absorbance
+          ──per cell──> print pieces (size, colour) + the printed-layout model's reading
+          ──structure──> six farms alike, two castles, grapes counted ──> template + doubtful cells
+
+The printed-layout model (``avenue-printed``) learnt our own pad's art only, so
+the proposal leans on what holds on any pad's print:
+
+- **light first:** each colour channel is divided by the paper's brightness
+  (a closing wider than any printed icon), and each cell's ink is measured
+  against the darkness of the grid lines around it, printed in one ink all
+  over the sheet: a shadow or glare changes both alike, so the ratio stays;
+- **the six farms** are the six cells printed alike (the same house) with the
+  most farm-like print; each farm's letter is read from its tag by the model
+  and by the score-column model (which reads letters), and the six letters
+  are given out once each (an assignment, :func:`scipy.optimize.linear_sum_assignment`);
+- **the two castles** are the two other cells with one large icon; the one whose
+  ink (or paper tint) is the more purple is the purple castle;
+- **grapes** are the cells with coloured print in small pieces: their colour
+  is the ink's (purple absorbs green light), their number the coloured ink's
+  area over one bunch's, measured on the sheet itself.
+
+Cells where the structure and the model disagree, or a measure is near its
+threshold, come back as notes.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
-from vision.cells import PRINTED_CUT, cut_cells
-from vision.classify import classifier
-from vision.geometry import AVENUE
-from vision.locate import avenue_layout, locate_sheet
+from vision.cells import PRINTED_CUT, cut, cut_cells
+from vision.classify import Prediction, classifier
+from vision.geometry import AVENUE, AvenueSheet
+from vision.locate import LOCATE, avenue_layout, locate_sheet
 from vision.rectify import rectify_sheet
 
-
-
 PRINTED_MODEL = "avenue-printed"
-UNIQUE_TOKENS = list(avenue.FARM_LETTERS) + ["P", "G"]
+LETTER_MODEL = "avenue-column"
+FARMS = list(avenue.FARM_LETTERS)
 
 
-def propose_template(photo: str | Path | np.ndarray, name: str = "custom",
-                     model: str = PRINTED_MODEL) -> tuple[avenue.Template, np.ndarray, list[str]]:
-    """Read the printed layout of the sheet in ``photo``.
+@dataclass(frozen=True)
+class Proposal:
+    """Parameters of proposing a template (millimetres on the sheet)."""
 
-    Returns the template, each cell's confidence (6 x 7) and notes on the
-    doubtful cells. Each farm and castle is printed exactly once, so each
-    goes to the cell most likely to hold it, and the other cells take their
-    best reading among the rest.
+    paper_mm: float = 14.0        # the paper's brightness: a closing wider than any printed icon
+    blur_mm: float = 0.5          # absorbance smoothed by this much (sensor noise, JPEG)
+    inner_mm: float = 1.2         # each cell's edge left out (the grid line and its blur)
+    line_mm: float = 1.0          # a grid line is looked for this far either side of where it lies
+    ink: float = 0.35             # ink: absorbance at least this share of the grid lines'
+    blob_mm2: float = 1.0         # a piece of print at least this large
+    coloured: float = 0.22        # coloured ink: green-light absorbance off the lines' by this much
+    house_mm: float = 8.5         # a piece in the lines' ink this long or longer: a house
+    tower_mm: float = 10.5        # a coloured piece this long or longer: a tower, not grapes
+    model_sure: float = 0.9       # the printed-layout model decides what a cell holds where this sure
+    grapes_mm2: float = 8.0       # a cell with less coloured ink than this holds no grapes
+    similar_px: int = 2           # cells are compared shifted by up to this many pixels (at 2 px/mm)
+    tag_mm: tuple = (0.5, 0.5, 10.5, 10.5)   # a farm's letter tag, from the cell's top-left corner
+    letter_weight: float = 1.0    # the letter model's say against the printed-layout model's
+    sure: float = 0.9             # cells proposed with less confidence are listed as doubtful
+
+
+PROPOSAL = Proposal()
+SECOND_SEARCH = LOCATE.__class__(**{**LOCATE.__dict__, "page_open": 3})
+
+
+# ---------------------------------------------------------------------------
+# Light: absorbance against the paper, and the grid lines' darkness as the scale
+
+def absorbance(image: np.ndarray, px_per_mm: float, paper_mm: float = PROPOSAL.paper_mm) -> np.ndarray:
+    """Per colour channel, how much light the print takes: ``-log(image / paper)``, 0 on paper.
+
+    The paper's brightness is a closing wider than any printed icon, so a
+    shadow or a lamp's fall-off is divided out; ink keeps its colour's
+    signature whatever the light's colour (each channel against its own paper).
+
+    >>> sheet = np.full((60, 60, 3), 200, np.uint8); sheet[:, 30:] = 100   # half in shadow
+    >>> sheet[20:24, :] = (200, 50, 200)                                  # a purple band across both
+    >>> a = absorbance(sheet, 1.0, 15.0)
+    >>> round(float(a[40, 10].max()), 2), round(float(a[40, 50].max()), 2)
+    (0.0, 0.0)
+    >>> bool(a[22, 10, 1] > 1.0 and a[22, 50, 1] > 1.0 and a[22, 10, 0] < 0.1)
+    True
     """
-    source = "<array>" if isinstance(photo, np.ndarray) else str(photo)
+    img = image.astype(np.float32) + 1.0
+    k = max(3, int(round(paper_mm * px_per_mm)) | 1)
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    channels = img.reshape(img.shape[0], img.shape[1], -1)
+    paper = np.stack([cv2.morphologyEx(channels[:, :, c], cv2.MORPH_CLOSE, se)
+                      for c in range(channels.shape[2])], axis=2)
+    paper = cv2.GaussianBlur(paper, (0, 0), max(0.5, px_per_mm)).reshape(channels.shape)
+    return np.clip(-np.log(channels / paper), 0.0, None)
+
+
+def line_depth(grey: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
+               params: Proposal = PROPOSAL) -> np.ndarray:
+    """Each cell's grid lines' darkness (rows x cols): the median, along each inner edge of the cell,
+    of the darkest absorbance across the line, then the median over its edges.
+
+    The lines are printed in one ink all over the sheet, so where glare or a
+    shadow changes it, it changes the print in the cell alike.
+    """
+    g, s = geometry, px_per_mm
+    m, q = int(round(params.line_mm * s)), int(round(3.0 * s))
+    out = np.zeros((g.rows, g.cols), np.float32)
+    for r in range(g.rows):
+        for c in range(g.cols):
+            x0, y0, x1, y1 = (int(round(v * s)) for v in g.cell_box(r, c))
+            edges = []
+            for inner, x in ((c > 0, x0), (c < g.cols - 1, x1)):
+                if inner:
+                    edges.append(np.median(grey[y0 + q:y1 - q, x - m:x + m + 1].max(axis=1)))
+            for inner, y in ((r > 0, y0), (r < g.rows - 1, y1)):
+                if inner:
+                    edges.append(np.median(grey[y - m:y + m + 1, x0 + q:x1 - q].max(axis=0)))
+            out[r, c] = float(np.median(edges))
+    return out
+
+
+def purple_lean(absorb: np.ndarray) -> np.ndarray:
+    """How purple ink is: its green-light absorbance above the mean of blue and red, per pixel
+    (BGR; positive for purple, negative for green, near 0 for grey or black).
+
+    >>> purple_lean(np.array([[[0.6, 1.6, 0.7], [1.4, 0.6, 1.2]]], np.float32)).round(2).tolist()
+    [[0.95, -0.7]]
+    """
+    return absorb[..., 1] - (absorb[..., 0] + absorb[..., 2]) / 2
+
+
+# ---------------------------------------------------------------------------
+# What is printed in each cell: pieces of print, their size and colour
+
+@dataclass
+class CellPrint:
+    """The print found in one cell."""
+
+    ink_mm2: float                 # all ink
+    coloured_mm2: float            # coloured ink (purple or green, not the lines' ink)
+    pieces: list                   # coloured pieces: (area mm2, long side mm)
+    big_plain: bool                # a large piece in the lines' ink (a house)
+    big_coloured: bool             # a large coloured piece (a tower)
+    lean: float                    # the coloured ink's purple lean (0 without coloured ink)
+    tint: float                    # the cell's paper's purple lean against the sheet's paper
+    depth: np.ndarray              # the ink, scaled by the lines' darkness, 2 px/mm (for likeness)
+
+
+def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
+                params: Proposal = PROPOSAL) -> list[CellPrint]:
+    """The print of every cell, row by row."""
+    s = px_per_mm
+    absorb = absorbance(rect, s, params.paper_mm)
+    absorb = cv2.GaussianBlur(absorb, (0, 0), max(0.3, params.blur_mm * s))
+    grey = absorb.mean(axis=2)
+    lines = line_depth(grey, s, geometry, params)
+    scale = float(np.median(lines))
+    # the lines' own ink colour, where they are dark
+    band = np.zeros(grey.shape, bool)
+    gx0, gy0, gx1, gy1 = (int(round(v * s)) for v in geometry.grid_box())
+    for c in range(1, geometry.cols):
+        x = int(round((geometry.grid_x + c * geometry.cell_mm) * s))
+        band[gy0:gy1, x - 1:x + 2] = True
+    on_line = band & (grey > 0.5 * scale)
+    line_lean = float(np.median(purple_lean(absorb[on_line]))) if on_line.sum() > 20 else 0.0
+    # paper tint: the sheet's paper (before evening) against its median, per cell centre
+    paper = cv2.GaussianBlur(rect.astype(np.float32) + 1.0, (0, 0), 2 * s)
+    ref = np.median(paper[gy0:gy1, gx0:gx1].reshape(-1, 3), axis=0)
+    m = int(round(params.inner_mm * s))
+    k = np.ones((3, 3), np.uint8)
+    out = []
+    for r in range(geometry.rows):
+        for c in range(geometry.cols):
+            x0, y0, x1, y1 = (int(round(v * s)) for v in geometry.cell_box(r, c))
+            a = absorb[y0 + m:y1 - m, x0 + m:x1 - m] / max(float(lines[r, c]), 0.1 * scale, 0.02)
+            g = a.mean(axis=2)
+            ink = (g > params.ink).astype(np.uint8)
+            ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, k)
+            lean = purple_lean(a) - line_lean / max(float(lines[r, c]), 0.02)
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(ink)
+            pieces, coloured_area, plain_big, coloured_big, lean_sum, w_sum, ink_area = [], 0.0, False, False, 0.0, 0.0, 0.0
+            for i in range(1, n):
+                area = stats[i, cv2.CC_STAT_AREA] / s / s
+                if area < params.blob_mm2:
+                    continue
+                ink_area += area
+                longest = max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) / s
+                sel = lab == i
+                weights = g[sel]
+                piece_lean = float((lean[sel] * weights).sum() / max(weights.sum(), 1e-6))
+                if abs(piece_lean) >= params.coloured * max(1.0, float(np.median(weights))):
+                    coloured_area += area
+                    lean_sum += piece_lean * area
+                    w_sum += area
+                    pieces.append((area, longest))
+                    coloured_big |= longest >= params.tower_mm
+                else:
+                    plain_big |= longest >= params.house_mm
+            cy, cx = (y0 + y1) // 2, (x0 + x1) // 2
+            tint = float(-np.log(paper[cy, cx] / ref)[[1]].sum() + np.log(paper[cy, cx] / ref)[[0, 2]].mean())
+            depth = cv2.resize(g, (int(round((x1 - x0 - 2 * m) / s * 2)),) * 2, interpolation=cv2.INTER_AREA)
+            out.append(CellPrint(ink_area, coloured_area, pieces, plain_big, coloured_big,
+                                 lean_sum / w_sum if w_sum else 0.0, tint, depth))
+    return out
+
+
+def likeness(depths: list[np.ndarray], shift: int = PROPOSAL.similar_px) -> np.ndarray:
+    """How alike the cells' print is: (N, N), the best normalised correlation over small shifts.
+
+    >>> a = np.zeros((20, 20), np.float32); a[5:15, 8:12] = 1
+    >>> b = np.roll(a, 1, axis=1); c = a.T.copy()
+    >>> sim = likeness([a, b, c], 2)
+    >>> bool(sim[0, 1] > 0.95 and sim[0, 2] < 0.5)
+    True
+    """
+    n = len(depths)
+    h, w = depths[0].shape
+    core = np.stack([d[shift:h - shift, shift:w - shift] for d in depths]).reshape(n, -1)
+    core = core - core.mean(axis=1, keepdims=True)
+    core /= np.linalg.norm(core, axis=1, keepdims=True) + 1e-6
+    best = np.full((n, n), -1.0, np.float32)
+    for dy in range(-shift, shift + 1):
+        for dx in range(-shift, shift + 1):
+            moved = np.stack([d[shift + dy:h - shift + dy, shift + dx:w - shift + dx] for d in depths]).reshape(n, -1)
+            moved = moved - moved.mean(axis=1, keepdims=True)
+            moved /= np.linalg.norm(moved, axis=1, keepdims=True) + 1e-6
+            best = np.maximum(best, core @ moved.T)
+    best = np.maximum(best, best.T)
+    np.fill_diagonal(best, 1.0)
+    return best
+
+
+# ---------------------------------------------------------------------------
+# The proposal
+
+def assign(scores: np.ndarray) -> np.ndarray:
+    """For each row of ``scores`` (rows <= columns), a different column, the total the highest:
+    :func:`scipy.optimize.linear_sum_assignment` where scipy is installed, else greedy.
+
+    >>> assign(np.array([[0.9, 0.8], [0.85, 0.1]])).tolist()
+    [1, 0]
+    """
+    try:
+        from scipy.optimize import linear_sum_assignment
+    except ImportError:                        # greedy: the surest pair first
+        out = np.full(len(scores), -1)
+        for flat in np.argsort(-scores, axis=None):
+            i, j = np.unravel_index(flat, scores.shape)
+            if out[i] < 0 and j not in out:
+                out[i] = j
+        return out
+    rows, cols = linear_sum_assignment(-scores)
+    out = np.empty(len(scores), int)
+    out[rows] = cols
+    return out
+
+
+def _locate(photo, source: str):
     decoded = photo_stage.from_array(photo, source) if isinstance(photo, np.ndarray) \
         else photo_stage.read_photo_file(photo)
-    located = locate_sheet(decoded.image, avenue_layout(AVENUE))
+    layout = avenue_layout(AVENUE)
+    located = locate_sheet(decoded.image, layout) or locate_sheet(decoded.image, layout, SECOND_SEARCH)
     if located is None:
         e = UserError(None, f"no Avenue sheet found in {source}")
         e.source = source
         raise e
-    rect = rectify_sheet(decoded.image, located.corners, AVENUE)
-    pred = classifier(model).predict(cut_cells(rect.image, rect.px_per_mm, AVENUE, PRINTED_CUT))
-    probs, labels = pred.probs.copy(), list(pred.labels)
-    tokens = [None] * len(probs)
-    conf = np.zeros(len(probs))
-    # the unique features first, most confident first
-    taken = set()
-    order = sorted(((probs[i, labels.index(t)], i, t) for t in UNIQUE_TOKENS for i in range(len(probs))),
-                   reverse=True)
-    placed = set()
-    for p, i, t in order:
-        if t in placed or i in taken:
+    return rectify_sheet(decoded.image, located.corners, AVENUE)
+
+
+def _column(pred: Prediction, tokens) -> np.ndarray:
+    return pred.probs[:, [pred.labels.index(t) for t in tokens]].sum(axis=1)
+
+
+def _top_alike(sim: np.ndarray, among: np.ndarray, k: int = 5) -> np.ndarray:
+    """Each cell's mean likeness to its ``k`` most alike other cells among ``among``."""
+    s = np.where(among[None, :], sim, 0.0).copy()
+    np.fill_diagonal(s, 0.0)
+    return np.sort(s, axis=1)[:, -k:].mean(axis=1)
+
+
+def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model: str = PRINTED_MODEL,
+                     params: Proposal = PROPOSAL) -> tuple[avenue.Template, np.ndarray, list[str]]:
+    """Read the printed layout of the sheet in ``photo``.
+
+    Returns the template, each cell's confidence (6 x 7) and notes on the
+    doubtful cells, least sure first (see the module's docstring for how).
+    """
+    source = "<array>" if isinstance(photo, np.ndarray) else str(photo)
+    rect = _locate(photo, source)
+    g = AVENUE
+    pred = classifier(model).predict(cut_cells(rect.image, rect.px_per_mm, g, PRINTED_CUT))
+    prints = cell_prints(rect.image, rect.px_per_mm, g, params)
+    n = len(prints)
+    ink = np.array([p.ink_mm2 for p in prints])
+    coloured = np.array([p.coloured_mm2 for p in prints])
+    big_plain = np.array([p.big_plain for p in prints], float)
+    big_coloured = np.array([p.big_coloured for p in prints], float)
+    lean = np.array([p.lean for p in prints])
+    tint = np.array([p.tint for p in prints])
+    sim = likeness([p.depth for p in prints], params.similar_px)
+    printed = ink >= params.grapes_mm2
+    alike = _top_alike(sim, printed)
+    p_farm, p_castle = _column(pred, FARMS), _column(pred, ["P", "G"])
+    grape_tokens = [t for t in pred.labels if t[0] in "pg"]
+    p_grapes = _column(pred, grape_tokens)
+    plain_share = 1.0 - coloured / np.maximum(ink, 1e-6)
+
+    tokens: list[str | None] = [None] * n
+    conf = np.zeros(n)
+    # the six farms: printed alike, in the lines' ink, or farms to the model
+    farm_score = 2 * p_farm + big_plain + alike * plain_share - (~printed) * 3.0
+    order = np.argsort(-farm_score)
+    farms, margin = order[:6], farm_score[order[5]] - farm_score[order[6]]
+    letters = np.log(np.clip(pred.restricted(FARMS).probs[farms], 1e-6, 1))
+    x0s = [g.cell_box(*divmod(int(i), g.cols))[:2] for i in farms]
+    t = params.tag_mm
+    tags = cut(rect.image, rect.px_per_mm, [(x + t[0], y + t[1], x + t[2], y + t[3]) for x, y in x0s], 40,
+               light_mm=8.0)
+    read = classifier(LETTER_MODEL).predict(tags).restricted(FARMS)
+    letters = letters + params.letter_weight * np.log(np.clip(read.probs, 1e-6, 1))
+    chosen = assign(letters)
+    post = np.exp(letters - letters.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    for k, i in enumerate(farms):
+        tokens[i] = FARMS[chosen[k]]
+        conf[i] = min(float(post[k, chosen[k]]), float(np.clip(0.5 + margin, 0, 1)))
+    # the two castles: one large coloured icon, or castles to the model
+    rest = np.array([tok is None for tok in tokens])
+    castle_score = np.where(rest & printed, 2 * p_castle + big_coloured, -9.0)
+    order = np.argsort(-castle_score)
+    castles, margin = order[:2], castle_score[order[1]] - castle_score[order[2]]
+    purple = lean + tint + 0.2 * (np.log(np.clip(_column(pred, ["P"]), 1e-6, 1))
+                                  - np.log(np.clip(_column(pred, ["G"]), 1e-6, 1)))
+    first_purple = purple[castles[0]] >= purple[castles[1]]
+    for i, colour in zip(castles, ("P", "G") if first_purple else ("G", "P")):
+        tokens[i] = colour
+        conf[i] = min(float(np.clip(0.5 + margin, 0, 1)),
+                      float(np.clip(abs(purple[castles[0]] - purple[castles[1]]) / 0.3, 0, 1)))
+    # grapes: coloured print in pieces, counted against one bunch's size on this sheet
+    small = [a for p in prints for a, long in p.pieces if long < params.tower_mm]
+    bunch = float(np.median(small)) if small else 1.0
+    p_empty = _column(pred, ["."])
+    grapes_pred = pred.restricted(grape_tokens)
+    for i in range(n):
+        if tokens[i] is not None:
             continue
-        tokens[i], conf[i] = t, p
-        placed.add(t)
-        taken.add(i)
-    others = [k for k, t in enumerate(labels) if t not in UNIQUE_TOKENS]
-    for i in range(len(probs)):
-        if tokens[i] is None:
-            k = others[int(np.argmax(probs[i, others]))]
-            tokens[i], conf[i] = labels[k], probs[i, k]
-    rows = [" ".join(f"{t:<2}" for t in tokens[r * avenue.COLS:(r + 1) * avenue.COLS]) for r in range(avenue.ROWS)]
+        p = prints[i]
+        pieces = [a for a, long in p.pieces if long < params.tower_mm] or [a for a, _ in p.pieces]
+        if p_grapes[i] >= params.model_sure:
+            present = True
+        elif p_empty[i] >= params.model_sure:
+            present = coloured[i] >= 2 * params.grapes_mm2
+        else:
+            present = coloured[i] >= params.grapes_mm2
+        best = grapes_pred.best[i]
+        if not present:
+            tokens[i] = "."
+            conf[i] = float(np.clip(1.5 - max(coloured[i] / params.grapes_mm2, p_grapes[i]), 0, 1))
+            continue
+        ratios = [a / bunch for a in pieces if a / bunch >= 0.35]
+        count = int(np.clip(sum(max(1, round(r)) for r in ratios), 1, 9))
+        count_conf = min((1.0 - 2 * abs(r - max(1, round(r))) for r in ratios), default=0.0) + 0.3
+        if p_grapes[i] >= params.model_sure and grapes_pred.probs[i].max() >= params.model_sure:
+            count, count_conf = int(best[1]), 1.0
+        if abs(lean[i]) >= 0.15 or p_grapes[i] < 0.5:
+            colour, colour_conf = ("p" if lean[i] > 0 else "g"), abs(lean[i]) / 0.3
+        else:
+            colour = best[0]
+            colour_conf = float(_column(grapes_pred, [t for t in grape_tokens if t[0] == colour])[i])
+        tokens[i] = f"{colour}{count}"
+        conf[i] = float(min(colour_conf, count_conf, max(coloured[i] / params.grapes_mm2 / 1.5, p_grapes[i])))
+    # where the model reads the same, that is confidence too
+    for i, tok in enumerate(tokens):
+        if tok in pred.labels:
+            conf[i] = max(conf[i], float(pred.probs[i, pred.labels.index(tok)]))
+    conf = np.clip(conf, 0.0, 1.0)
+    rows = [" ".join(f"{tok:<2}" for tok in tokens[r * g.cols:(r + 1) * g.cols]) for r in range(g.rows)]
     template = avenue.Template.from_text("\n".join(rows), name=name)
     notes = []
-    for i in np.argsort(conf):
-        if conf[i] >= 0.9:
+    for i in np.argsort(conf, kind="stable"):
+        if conf[i] >= params.sure:
             break
-        r, c = divmod(int(i), avenue.COLS)
+        r, c = divmod(int(i), g.cols)
         alt = pred.top2(int(i))
         notes.append(f"row {r}, col {c}: read {tokens[i]} ({conf[i]:.2f}); "
-                     f"the model's best guesses: {', '.join(f'{t} {p:.2f}' for t, p in alt)}")
-    return template, conf.reshape(avenue.ROWS, avenue.COLS), notes
+                     f"the printed-layout model's best guesses: {', '.join(f'{t} {p:.2f}' for t, p in alt)}")
+    return template, conf.reshape(g.rows, g.cols), notes
 
 
 def template_text(template: avenue.Template, source: str, notes: list[str]) -> str:
