@@ -60,6 +60,7 @@ class Proposal:
     line_mm: float = 1.0          # a grid line is looked for this far either side of where it lies
     ink: float = 0.35             # ink: absorbance at least this share of the grid lines'
     blob_mm2: float = 1.0         # a piece of print at least this large
+    join_mm: float = 0.5          # ink this close joins into one piece (the berries of a bunch)
     coloured: float = 0.22        # coloured ink: green-light absorbance off the lines' by this much
     house_mm: float = 8.5         # a piece in the lines' ink this long or longer: a house
     tower_mm: float = 10.5        # a coloured piece this long or longer: a tower, not grapes
@@ -146,11 +147,12 @@ class CellPrint:
     """The print found in one cell."""
 
     ink_mm2: float                 # all ink
-    coloured_mm2: float            # coloured ink (purple or green, not the lines' ink)
-    pieces: list                   # coloured pieces: (area mm2, long side mm)
+    coloured_mm2: float            # purple or green ink (not grey: not a shadow)
+    pieces: list                   # purple or green pieces: (area mm2, long side mm, purple lean per unit)
     big_plain: bool                # a large piece in the lines' ink (a house)
-    big_coloured: bool             # a large coloured piece (a tower)
-    lean: float                    # the coloured ink's purple lean (0 without coloured ink)
+    big_coloured: bool             # a large piece in another ink (a tower)
+    plain_mm2: float               # ink in the lines' ink
+    lean: float                    # the coloured ink's purple lean per unit of ink (0 without)
     tint: float                    # the cell's paper's purple lean against the sheet's paper
     depth: np.ndarray              # the ink, scaled by the lines' darkness, 2 px/mm (for likeness)
 
@@ -171,12 +173,13 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
         x = int(round((geometry.grid_x + c * geometry.cell_mm) * s))
         band[gy0:gy1, x - 1:x + 2] = True
     on_line = band & (grey > 0.5 * scale)
-    line_lean = float(np.median(purple_lean(absorb[on_line]))) if on_line.sum() > 20 else 0.0
+    # the lines' hue: their purple lean per unit of absorbance (the farms' houses print in it too)
+    line_hue = float(purple_lean(absorb[on_line]).sum() / max(grey[on_line].sum(), 1e-6)) if on_line.sum() > 20 else 0.0
     # paper tint: the sheet's paper (before evening) against its median, per cell centre
     paper = cv2.GaussianBlur(rect.astype(np.float32) + 1.0, (0, 0), 2 * s)
     ref = np.median(paper[gy0:gy1, gx0:gx1].reshape(-1, 3), axis=0)
     m = int(round(params.inner_mm * s))
-    k = np.ones((3, 3), np.uint8)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(round(params.join_mm * s / 2)) + 1,) * 2)
     out = []
     for r in range(geometry.rows):
         for c in range(geometry.cols):
@@ -185,9 +188,9 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
             g = a.mean(axis=2)
             ink = (g > params.ink).astype(np.uint8)
             ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, k)
-            lean = purple_lean(a) - line_lean / max(float(lines[r, c]), 0.02)
+            lean = purple_lean(a)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(ink)
-            pieces, coloured_area, plain_big, coloured_big, lean_sum, w_sum, ink_area = [], 0.0, False, False, 0.0, 0.0, 0.0
+            pieces, coloured_area, plain_big, coloured_big, lean_sum, w_sum, ink_area, plain_area = [], 0.0, False, False, 0.0, 0.0, 0.0, 0.0
             for i in range(1, n):
                 area = stats[i, cv2.CC_STAT_AREA] / s / s
                 if area < params.blob_mm2:
@@ -195,20 +198,21 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
                 ink_area += area
                 longest = max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) / s
                 sel = lab == i
-                weights = g[sel]
-                piece_lean = float((lean[sel] * weights).sum() / max(weights.sum(), 1e-6))
-                if abs(piece_lean) >= params.coloured * max(1.0, float(np.median(weights))):
-                    coloured_area += area
-                    lean_sum += piece_lean * area
-                    w_sum += area
-                    pieces.append((area, longest))
+                hue = float(lean[sel].sum() / max(g[sel].sum(), 1e-6))     # purple lean per unit of ink
+                if abs(hue - line_hue) >= params.coloured:                  # not the lines' ink
                     coloured_big |= longest >= params.tower_mm
                 else:
                     plain_big |= longest >= params.house_mm
+                    plain_area += area
+                if abs(hue) >= params.coloured:                             # purple or green, not grey
+                    coloured_area += area
+                    lean_sum += hue * area
+                    w_sum += area
+                    pieces.append((area, longest, hue))
             cy, cx = (y0 + y1) // 2, (x0 + x1) // 2
             tint = float(-np.log(paper[cy, cx] / ref)[[1]].sum() + np.log(paper[cy, cx] / ref)[[0, 2]].mean())
             depth = cv2.resize(g, (int(round((x1 - x0 - 2 * m) / s * 2)),) * 2, interpolation=cv2.INTER_AREA)
-            out.append(CellPrint(ink_area, coloured_area, pieces, plain_big, coloured_big,
+            out.append(CellPrint(ink_area, coloured_area, pieces, plain_big, coloured_big, plain_area,
                                  lean_sum / w_sum if w_sum else 0.0, tint, depth))
     return out
 
@@ -287,6 +291,36 @@ def _top_alike(sim: np.ndarray, among: np.ndarray, k: int = 5) -> np.ndarray:
     return np.sort(s, axis=1)[:, -k:].mean(axis=1)
 
 
+def _counts(pred: Prediction, i: int) -> dict[int, float]:
+    """The model's probability of each number of grapes in cell ``i``, either colour."""
+    out: dict[int, float] = {}
+    for label, p in zip(pred.labels, pred.probs[i]):
+        out[int(label[1:])] = out.get(int(label[1:]), 0.0) + float(p)
+    return out
+
+
+def grape_count(pieces: list[float], bunch: float, model: dict[int, float] | None = None,
+                spread: float = 0.3) -> tuple[int, float]:
+    """How many bunches of grapes coloured pieces of these areas (mm2) are, one bunch measuring
+    ``bunch``: each piece at least one; the model's counts, where given, weigh in. Returns the
+    count and its probability.
+
+    >>> grape_count([20.0, 21.0], 20.0)[0], grape_count([41.0], 20.0)[0], grape_count([9.0], 20.0)[0]
+    (2, 2, 1)
+    """
+    ratios = [a / bunch for a in pieces if a / bunch >= 0.35] or [1.0]
+    least, total = len(ratios), sum(ratios)
+    counts = np.arange(1, 10)
+    score = -((total - counts) ** 2) / (2 * (spread * np.sqrt(counts)) ** 2)
+    score = score - 20.0 * np.clip(least - counts, 0, None)
+    if model:
+        score = score + np.log(np.array([model.get(int(c), 0.0) for c in counts]) + 0.02)
+    post = np.exp(score - score.max())
+    post /= post.sum()
+    k = int(np.argmax(post))
+    return int(counts[k]), float(post[k])
+
+
 def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model: str = PRINTED_MODEL,
                      params: Proposal = PROPOSAL) -> tuple[avenue.Template, np.ndarray, list[str]]:
     """Read the printed layout of the sheet in ``photo``.
@@ -312,12 +346,12 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
     p_farm, p_castle = _column(pred, FARMS), _column(pred, ["P", "G"])
     grape_tokens = [t for t in pred.labels if t[0] in "pg"]
     p_grapes = _column(pred, grape_tokens)
-    plain_share = 1.0 - coloured / np.maximum(ink, 1e-6)
+    plain_share = np.array([p.plain_mm2 for p in prints]) / np.maximum(ink, 1e-6)
 
     tokens: list[str | None] = [None] * n
     conf = np.zeros(n)
     # the six farms: printed alike, in the lines' ink, or farms to the model
-    farm_score = 2 * p_farm + big_plain + alike * plain_share - (~printed) * 3.0
+    farm_score = 2 * p_farm + big_plain + 2 * alike * plain_share - (~printed) * 3.0
     order = np.argsort(-farm_score)
     farms, margin = order[:6], farm_score[order[5]] - farm_score[order[6]]
     letters = np.log(np.clip(pred.restricted(FARMS).probs[farms], 1e-6, 1))
@@ -346,15 +380,22 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
         conf[i] = min(float(np.clip(0.5 + margin, 0, 1)),
                       float(np.clip(abs(purple[castles[0]] - purple[castles[1]]) / 0.3, 0, 1)))
     # grapes: coloured print in pieces, counted against one bunch's size on this sheet
-    small = [a for p in prints for a, long in p.pieces if long < params.tower_mm]
-    bunch = float(np.median(small)) if small else 1.0
+    # one bunch's area, for each colour (a pale green prints thinner than a dark purple)
+    bunch = {}
+    every = [a for p in prints for a, long, _ in p.pieces if long < params.tower_mm]
+    speck = 0.25 * float(np.percentile(every, 90)) if every else 0.0     # bits of a bunch, noise
+    pooled = float(np.median([a for a in every if a >= speck])) if every else 20.0
+    for sign in (1, -1):
+        small = [a for p in prints for a, long, pl in p.pieces
+                 if long < params.tower_mm and pl * sign > 0 and a >= speck]
+        bunch[sign] = float(np.clip(np.median(small), 0.5 * pooled, 2 * pooled)) if len(small) >= 3 else pooled
     p_empty = _column(pred, ["."])
     grapes_pred = pred.restricted(grape_tokens)
     for i in range(n):
         if tokens[i] is not None:
             continue
         p = prints[i]
-        pieces = [a for a, long in p.pieces if long < params.tower_mm] or [a for a, _ in p.pieces]
+        pieces = [a for a, _, _ in p.pieces]        # the castles are out: every coloured piece is grapes
         if p_grapes[i] >= params.model_sure:
             present = True
         elif p_empty[i] >= params.model_sure:
@@ -366,16 +407,13 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
             tokens[i] = "."
             conf[i] = float(np.clip(1.5 - max(coloured[i] / params.grapes_mm2, p_grapes[i]), 0, 1))
             continue
-        ratios = [a / bunch for a in pieces if a / bunch >= 0.35]
-        count = int(np.clip(sum(max(1, round(r)) for r in ratios), 1, 9))
-        count_conf = min((1.0 - 2 * abs(r - max(1, round(r))) for r in ratios), default=0.0) + 0.3
-        if p_grapes[i] >= params.model_sure and grapes_pred.probs[i].max() >= params.model_sure:
-            count, count_conf = int(best[1]), 1.0
         if abs(lean[i]) >= 0.15 or p_grapes[i] < 0.5:
             colour, colour_conf = ("p" if lean[i] > 0 else "g"), abs(lean[i]) / 0.3
         else:
             colour = best[0]
             colour_conf = float(_column(grapes_pred, [t for t in grape_tokens if t[0] == colour])[i])
+        count, count_conf = grape_count(pieces, bunch[1 if colour == "p" else -1],
+                                         _counts(grapes_pred, i) if p_grapes[i] >= 0.5 else None)
         tokens[i] = f"{colour}{count}"
         conf[i] = float(min(colour_conf, count_conf, max(coloured[i] / params.grapes_mm2 / 1.5, p_grapes[i])))
     # where the model reads the same, that is confidence too
