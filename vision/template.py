@@ -152,6 +152,7 @@ class CellPrint:
     big_plain: bool                # a large piece in the lines' ink (a house)
     big_coloured: bool             # a large piece in another ink (a tower)
     plain_mm2: float               # ink in the lines' ink
+    longest_mm: float              # the longest piece of print, any ink
     lean: float                    # the coloured ink's purple lean per unit of ink (0 without)
     tint: float                    # the cell's paper's purple lean against the sheet's paper
     depth: np.ndarray              # the ink, scaled by the lines' darkness, 2 px/mm (for likeness)
@@ -190,6 +191,7 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
             ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, k)
             lean = purple_lean(a)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(ink)
+            longest_all = 0.0
             pieces, coloured_area, plain_big, coloured_big, lean_sum, w_sum, ink_area, plain_area = [], 0.0, False, False, 0.0, 0.0, 0.0, 0.0
             for i in range(1, n):
                 area = stats[i, cv2.CC_STAT_AREA] / s / s
@@ -197,6 +199,7 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
                     continue
                 ink_area += area
                 longest = max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) / s
+                longest_all = max(longest_all, longest)
                 sel = lab == i
                 hue = float(lean[sel].sum() / max(g[sel].sum(), 1e-6))     # purple lean per unit of ink
                 if abs(hue - line_hue) >= params.coloured:                  # not the lines' ink
@@ -212,7 +215,7 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
             cy, cx = (y0 + y1) // 2, (x0 + x1) // 2
             tint = float(-np.log(paper[cy, cx] / ref)[[1]].sum() + np.log(paper[cy, cx] / ref)[[0, 2]].mean())
             depth = cv2.resize(g, (int(round((x1 - x0 - 2 * m) / s * 2)),) * 2, interpolation=cv2.INTER_AREA)
-            out.append(CellPrint(ink_area, coloured_area, pieces, plain_big, coloured_big, plain_area,
+            out.append(CellPrint(ink_area, coloured_area, pieces, plain_big, coloured_big, plain_area, longest_all,
                                  lean_sum / w_sum if w_sum else 0.0, tint, depth))
     return out
 
@@ -369,7 +372,9 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
         conf[i] = min(float(post[k, chosen[k]]), float(np.clip(0.5 + margin, 0, 1)))
     # the two castles: one large coloured icon, or castles to the model
     rest = np.array([tok is None for tok in tokens])
-    castle_score = np.where(rest & printed, 2 * p_castle + big_coloured, -9.0)
+    # (the farms are out, so a large piece in the lines' ink is a tower too)
+    tower = np.array([p.longest_mm >= params.tower_mm for p in prints], float)
+    castle_score = np.where(rest & printed, 2 * p_castle + big_coloured + tower, -9.0)
     order = np.argsort(-castle_score)
     castles, margin = order[:2], castle_score[order[1]] - castle_score[order[2]]
     purple = lean + tint + 0.2 * (np.log(np.clip(_column(pred, ["P"]), 1e-6, 1))
