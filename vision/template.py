@@ -57,6 +57,7 @@ class Proposal:
     paper_mm: float = 14.0        # the paper's brightness: a closing wider than any printed icon
     blur_mm: float = 0.5          # absorbance smoothed by this much (sensor noise, JPEG)
     inner_mm: float = 1.2         # each cell's edge left out (the grid line and its blur)
+    border_mm: float = 1.0        # and this much more along the grid's outer border (printed thicker)
     line_mm: float = 1.0          # a grid line is looked for this far either side of where it lies
     ink: float = 0.35             # ink: absorbance at least this share of the grid lines'
     blob_mm2: float = 1.0         # a piece of print at least this large
@@ -188,6 +189,11 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
             a = absorb[y0 + m:y1 - m, x0 + m:x1 - m] / max(float(lines[r, c]), 0.1 * scale, 0.02)
             g = a.mean(axis=2)
             ink = (g > params.ink).astype(np.uint8)
+            e = int(round(params.border_mm * s))
+            ink[:e if r == 0 else 0] = 0
+            ink[len(ink) - (e if r == geometry.rows - 1 else 0):] = 0
+            ink[:, :e if c == 0 else 0] = 0
+            ink[:, ink.shape[1] - (e if c == geometry.cols - 1 else 0):] = 0
             ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, k)
             lean = purple_lean(a)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(ink)
