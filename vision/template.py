@@ -88,7 +88,7 @@ def absorbance(image: np.ndarray, px_per_mm: float, paper_mm: float = PROPOSAL.p
     signature whatever the light's colour (each channel against its own paper).
 
     >>> sheet = np.full((60, 60, 3), 200, np.uint8); sheet[:, 30:] = 100   # half in shadow
-    >>> sheet[20:24, :] = (200, 50, 200)                                  # a purple band across both
+    >>> sheet[20:24, :30] = (200, 50, 200); sheet[20:24, 30:] = (100, 25, 100)   # a purple band across both
     >>> a = absorbance(sheet, 1.0, 15.0)
     >>> round(float(a[40, 10].max()), 2), round(float(a[40, 50].max()), 2)
     (0.0, 0.0)
@@ -134,8 +134,8 @@ def purple_lean(absorb: np.ndarray) -> np.ndarray:
     """How purple ink is: its green-light absorbance above the mean of blue and red, per pixel
     (BGR; positive for purple, negative for green, near 0 for grey or black).
 
-    >>> purple_lean(np.array([[[0.6, 1.6, 0.7], [1.4, 0.6, 1.2]]], np.float32)).round(2).tolist()
-    [[0.95, -0.7]]
+    >>> [round(float(v), 2) for v in purple_lean(np.array([[0.6, 1.6, 0.7], [1.4, 0.6, 1.2]]))]
+    [0.95, -0.7]
     """
     return absorb[..., 1] - (absorb[..., 0] + absorb[..., 2]) / 2
 
@@ -318,7 +318,8 @@ def grape_count(pieces: list[float], bunch: float, model: dict[int, float] | Non
     (2, 2, 1)
     """
     ratios = [a / bunch for a in pieces if a / bunch >= 0.35] or [1.0]
-    least, total = len(ratios), sum(ratios)
+    # a piece is one bunch unless clearly larger (bunches printed touching)
+    least, total = len(ratios), sum(float(round(r)) if r >= 1.6 else 1.0 for r in ratios)
     counts = np.arange(1, 10)
     score = -((total - counts) ** 2) / (2 * (spread * np.sqrt(counts)) ** 2)
     score = score - 20.0 * np.clip(least - counts, 0, None)
