@@ -213,11 +213,22 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
                 else:
                     plain_big |= longest >= params.house_mm
                     plain_area += area
-                if abs(hue) >= params.coloured:                             # purple or green, not grey
-                    coloured_area += area
-                    lean_sum += hue * area
-                    w_sum += area
-                    pieces.append((area, longest, hue))
+            # purple or green print, pixel by pixel (a shadow is grey: it drops out even where it is
+            # narrower than the paper's closing, a finger's)
+            tinted = ((ink > 0) & (np.abs(lean) >= params.coloured * g)).astype(np.uint8)
+            tinted = cv2.morphologyEx(tinted, cv2.MORPH_CLOSE, k)
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(tinted)
+            for i in range(1, n):
+                area = stats[i, cv2.CC_STAT_AREA] / s / s
+                if area < params.blob_mm2:
+                    continue
+                longest = max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) / s
+                sel = lab == i
+                hue = float(lean[sel].sum() / max(g[sel].sum(), 1e-6))
+                coloured_area += area
+                lean_sum += hue * area
+                w_sum += area
+                pieces.append((area, longest, hue))
             cy, cx = (y0 + y1) // 2, (x0 + x1) // 2
             tint = float(-np.log(paper[cy, cx] / ref)[[1]].sum() + np.log(paper[cy, cx] / ref)[[0, 2]].mean())
             depth = cv2.resize(g, (int(round((x1 - x0 - 2 * m) / s * 2)),) * 2, interpolation=cv2.INTER_AREA)
