@@ -390,9 +390,10 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
         conf[i] = min(float(post[k, chosen[k]]), float(np.clip(0.5 + margin, 0, 1)))
     # the two castles: one large coloured icon, or castles to the model
     rest = np.array([tok is None for tok in tokens])
-    # (the farms are out, so a large piece in the lines' ink is a tower too)
-    tower = np.array([p.longest_mm >= params.tower_mm for p in prints], float)
-    castle_score = np.where(rest & printed, 2 * p_castle + big_coloured + tower, -9.0)
+    # (a large purple or green piece: a grey one may be a shadow, and our own pad's towers are
+    # stone grey: those the model knows)
+    tower = np.array([any(long >= params.tower_mm for _, long, _ in p.pieces) for p in prints], float)
+    castle_score = np.where(rest & printed, 2 * p_castle + tower, -9.0)
     order = np.argsort(-castle_score)
     castles, margin = order[:2], castle_score[order[1]] - castle_score[order[2]]
     purple = lean + tint + 0.2 * (np.log(np.clip(_column(pred, ["P"]), 1e-6, 1))
