@@ -407,7 +407,7 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
     # one bunch's area, for each colour (a pale green prints thinner than a dark purple)
     bunch = {}
     every = [a for p in prints for a, long, _ in p.pieces if long < params.tower_mm]
-    speck = 0.25 * float(np.percentile(every, 90)) if every else 0.0     # bits of a bunch, noise
+    speck = 0.5 * float(np.percentile(every, 90)) if every else 0.0      # bits of a bunch, noise
     pooled = float(np.median([a for a in every if a >= speck])) if every else 20.0
     for sign in (1, -1):
         small = [a for p in prints for a, long, pl in p.pieces
