@@ -64,7 +64,7 @@ class Proposal:
     join_mm: float = 0.5          # ink this close joins into one piece (the berries of a bunch)
     coloured: float = 0.22        # coloured ink: green-light absorbance off the lines' by this much
     house_mm: float = 8.5         # a piece in the lines' ink this long or longer: a house
-    tower_mm: float = 10.5        # a coloured piece this long or longer: a tower, not grapes
+    tower_mm: float = 9.5         # a coloured piece this long or longer: a tower, not grapes
     model_sure: float = 0.9       # the printed-layout model decides what a cell holds where this sure
     grapes_mm2: float = 8.0       # a cell with less coloured ink than this holds no grapes
     similar_px: int = 2           # cells are compared shifted by up to this many pixels (at 2 px/mm)
@@ -393,7 +393,8 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
     # (a large purple or green piece: a grey one may be a shadow, and our own pad's towers are
     # stone grey: those the model knows)
     tower = np.array([any(long >= params.tower_mm for _, long, _ in p.pieces) for p in prints], float)
-    castle_score = np.where(rest & printed, 2 * p_castle + tower, -9.0)
+    tower *= p_grapes < params.model_sure          # not bunches printed touching, where the model is sure
+    castle_score = np.where(rest & printed, 2 * p_castle + 1.5 * tower, -9.0)
     order = np.argsort(-castle_score)
     castles, margin = order[:2], castle_score[order[1]] - castle_score[order[2]]
     purple = lean + tint + 0.2 * (np.log(np.clip(_column(pred, ["P"]), 1e-6, 1))
