@@ -17,11 +17,14 @@ the proposal leans on what holds on any pad's print:
   most farm-like print; each farm's letter is read from its tag by the model
   and by the score-column model (which reads letters), and the six letters
   are given out once each (an assignment, :func:`scipy.optimize.linear_sum_assignment`);
-- **the two castles** are the two other cells with one large icon; the one whose
-  ink (or paper tint) is the more purple is the purple castle;
-- **grapes** are the cells with coloured print in small pieces: their colour
-  is the ink's (purple absorbs green light), their number the coloured ink's
-  area over one bunch's, measured on the sheet itself.
+- **the two castles** are the two other cells with one large purple or green
+  icon (a grey one may be a shadow), or castles to the model; the one whose ink
+  (or paper tint) is the more purple is the purple castle;
+- **grapes** are the cells with purple or green print (pixel by pixel: a
+  shadow is grey, so it never reads as grapes): their colour is the ink's
+  (purple absorbs green light), their number the pieces, each one bunch unless
+  clearly larger than one bunch measured on the sheet itself, the model's
+  count weighing in.
 
 Cells where the structure and the model disagree, or a measure is near its
 threshold, come back as notes.
@@ -358,7 +361,6 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
     ink = np.array([p.ink_mm2 for p in prints])
     coloured = np.array([p.coloured_mm2 for p in prints])
     big_plain = np.array([p.big_plain for p in prints], float)
-    big_coloured = np.array([p.big_coloured for p in prints], float)
     lean = np.array([p.lean for p in prints])
     tint = np.array([p.tint for p in prints])
     sim = likeness([p.depth for p in prints], params.similar_px)
