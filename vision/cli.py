@@ -89,9 +89,9 @@ def cmd_read(args) -> int:
 
 
 def cmd_template(args) -> int:
-    from vision import read
+    from vision import template
 
-    return read.cmd_template(args)
+    return template.cmd_template(args)
 
 
 # ---------------------------------------------------------------------------
