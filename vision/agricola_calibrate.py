@@ -484,9 +484,9 @@ def learn_table(rect: np.ndarray, source: str, params: Calibrate = CALIBRATE) ->
 
 def calibration_path() -> Path:
     """Where ``scorelens calibrate agricola`` keeps the user's set: ``$SCORELENS_HOME/calibration/agricola.npz``."""
-    from vision.inputs import scorelens_home
+    from vision.inputs import calibration_path as path_for
 
-    return scorelens_home() / "calibration" / "agricola.npz"
+    return path_for("agricola")
 
 
 def load_calibration(spec=None) -> ColourTable | None:
@@ -496,10 +496,10 @@ def load_calibration(spec=None) -> ColourTable | None:
         return None
     if isinstance(spec, ColourTable):
         return spec
-    path = Path(spec) if spec is not None else calibration_path()
-    if not path.is_file():
-        if spec is not None:
-            raise UserError(path, "no such calibration file")
+    from vision.inputs import calibration_file
+
+    path = calibration_file(spec, "agricola")
+    if path is None:
         return None
     try:
         return ColourTable.load(path)
@@ -706,7 +706,6 @@ def read_board(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRA
     d2, cost = class_distances(f.reshape(-1, 3), table, offset, params)
     n_print = len(PRINT)
     best = cost.argmin(axis=0).reshape(H, W)
-    best_print = cost[:n_print].argmin(axis=0).reshape(H, W)
     best_piece = (n_print + cost[n_print:].argmin(axis=0)).reshape(H, W)
     d2 = np.sqrt(d2).reshape(-1, H, W)
     index = {n: i for i, n in enumerate(table.names)}
@@ -833,13 +832,9 @@ def calibrated_readings(rect: np.ndarray, table: ColourTable, params: Calibrate 
 def cmd_calibrate(args) -> int:
     """``scorelens calibrate agricola PHOTO [--out FILE] [--reset]``."""
     if args.reset:
-        path = Path(args.out) if args.out else calibration_path()
-        if path.exists():
-            path.unlink()
-            print(f"removed {path}: scorelens read reads Agricola farms with the shipped models again")
-        else:
-            print(f"no calibration at {path}")
-        return 0
+        from vision.inputs import reset_calibration
+
+        return reset_calibration(args.out, "agricola", "scorelens read reads Agricola farms with the shipped models again")
     if not args.photo:
         raise UserError(None, "calibrate agricola needs the photo of your calibration layout (or --reset)")
     if getattr(args, "method", None):

@@ -2363,9 +2363,9 @@ def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarr
 
 def calibration_path():
     """Where ``scorelens calibrate`` keeps the user's calibration: ``$SCORELENS_HOME/calibration/carcassonne.npz``."""
-    from vision.inputs import scorelens_home
+    from vision.inputs import calibration_path as path_for
 
-    return scorelens_home() / "calibration" / "carcassonne.npz"
+    return path_for("carcassonne")
 
 
 def _model_sha256(name: str = MODELS.tiles) -> str:
@@ -2382,18 +2382,15 @@ def load_calibration(spec=None, model: str = MODELS.tiles) -> Calibration | None
     """The calibration to read with: ``spec`` a :class:`Calibration`, a file, False (none),
     or None for the user's own (:func:`calibration_path`) when there is one. A
     calibration made for another version of the tile model is not used."""
-    from pathlib import Path
-
     from vision import UserError
+    from vision.inputs import calibration_file
 
     if spec is False:
         return None
     if isinstance(spec, Calibration):
         return spec
-    path = Path(spec) if spec is not None else calibration_path()
-    if not path.is_file():
-        if spec is not None:
-            raise UserError(path, "no such calibration file")
+    path = calibration_file(spec, "carcassonne")
+    if path is None:
         return None
     try:
         calib = Calibration.load(path)

@@ -345,15 +345,9 @@ def cmd_calibrate(args) -> int:
     if args.game != "carcassonne":
         raise UserError(None, f"calibrate knows carcassonne only, not {args.game!r}")
     if args.reset:
-        from pathlib import Path
+        from vision.inputs import reset_calibration
 
-        path = Path(args.out) if args.out else calibration_path()
-        if path.exists():
-            path.unlink()
-            print(f"removed {path}: scorelens read uses the shipped tile model again")
-        else:
-            print(f"no calibration at {path}")
-        return 0
+        return reset_calibration(args.out, "carcassonne", "scorelens read uses the shipped tile model again")
     if not args.photo:
         raise UserError(None, "calibrate needs the photo of your 24 tiles (or --reset)")
     params = CALIBRATE if not args.method else CALIBRATE.__class__(**{**CALIBRATE.__dict__, "method": args.method})

@@ -139,3 +139,40 @@ def adapted_model(name: str, shipped: Path, folder: Path | None = None) -> Path 
         return path if base == _sha256(shipped) else None
     except (OSError, ValueError, AttributeError):
         return None
+
+
+# ---------------------------------------------------------------------------
+# A player's own set, learnt by ``scorelens calibrate GAME PHOTO``.
+
+def calibration_path(game: str) -> Path:
+    """Where ``scorelens calibrate GAME`` keeps the user's set: ``$SCORELENS_HOME/calibration/GAME.npz``."""
+    return scorelens_home() / "calibration" / f"{game}.npz"
+
+
+def calibration_file(spec, game: str) -> Path | None:
+    """The calibration file to read with: ``spec`` a file, or None for the user's own
+    (:func:`calibration_path`) where there is one. A file named but missing is refused in one line.
+
+    >>> calibration_file("/nowhere/mine.npz", "agricola")
+    Traceback (most recent call last):
+    ...
+    vision.UserError: /nowhere/mine.npz: no such calibration file
+    """
+    path = Path(spec) if spec is not None else calibration_path(game)
+    if not path.is_file():
+        if spec is not None:
+            raise UserError(path, "no such calibration file")
+        return None
+    return path
+
+
+def reset_calibration(out, game: str, after: str) -> int:
+    """``scorelens calibrate GAME --reset``: remove the calibration (``out``, or the user's own)
+    and say what ``read`` does ``after``."""
+    path = Path(out) if out else calibration_path(game)
+    if path.exists():
+        path.unlink()
+        print(f"removed {path}: {after}")
+    else:
+        print(f"no calibration at {path}")
+    return 0
