@@ -521,26 +521,29 @@ def farm_solids(farm, rng, wood, cubes: bool, crop_style: str) -> tuple[list, li
             spots = _spots(rng, box, [sz for _, sz in items])
             for (what, _), at in zip(items, spots):
                 yaw = rng.uniform(0, 2 * math.pi)
-                if what == "stable":
-                    solids.append(upright(HOUSE, rng.uniform(10, 13), at, yaw, wood, ground, 0.1))
-                elif what == "disc":
-                    solids.append(lying(disc(rng.uniform(7.5, 8.5)), rng.uniform(4.5, 6.5), at, 0, wood, ground))
-                elif what in ("grain", "vegetables"):
-                    tone = (60, 200, 235) if what == "grain" else (40, 120, 235)
-                    tone = np.clip(np.array(tone) * rng.uniform(0.85, 1.1), 0, 255)
-                    if crop_style == "counters":
-                        solids.append(lying(disc(rng.uniform(6, 7.5)), rng.uniform(3, 5), at, 0, tone, ground, 0.2))
-                    else:
-                        shape = disc(4.5, 12, 0.8) if what == "grain" else disc(5.0, 9)
-                        solids.append(lying(shape, rng.uniform(6, 9), at, yaw, tone, ground, 0.25))
-                else:
-                    tone = np.clip(np.array(ANIMAL_TONES[what]) * rng.uniform(0.9, 1.05), 0, 255)
-                    if cubes:
-                        side = rng.uniform(8, 10)
-                        solids.append(lying(rect(side, side), side, at, yaw, tone, ground, 0.12))
-                    else:
-                        solids.append(upright(SILHOUETTES[what], rng.uniform(7, 9), at, yaw, tone, ground, 0.12))
+                solids.append(piece_solid(what, at, yaw, rng, wood, ground, cubes, crop_style))
     return solids, tiles
+
+
+def piece_solid(what: str, at, yaw: float, rng, wood, ground, cubes: bool, crop_style: str):
+    """One wooden piece standing at ``at`` (mm) on ``ground``: a stable, a family disc (``disc`` or
+    ``person``), a grain or vegetable, or an animal (an animeeple, or a cube with ``cubes``)."""
+    if what == "stable":
+        return upright(HOUSE, rng.uniform(10, 13), at, yaw, wood, ground, 0.1)
+    if what in ("disc", "person"):
+        return lying(disc(rng.uniform(7.5, 8.5)), rng.uniform(4.5, 6.5), at, 0, wood, ground)
+    if what in ("grain", "vegetables"):
+        tone = (60, 200, 235) if what == "grain" else (40, 120, 235)
+        tone = np.clip(np.array(tone) * rng.uniform(0.85, 1.1), 0, 255)
+        if crop_style == "counters":
+            return lying(disc(rng.uniform(6, 7.5)), rng.uniform(3, 5), at, 0, tone, ground, 0.2)
+        shape = disc(4.5, 12, 0.8) if what == "grain" else disc(5.0, 9)
+        return lying(shape, rng.uniform(6, 9), at, yaw, tone, ground, 0.25)
+    tone = np.clip(np.array(ANIMAL_TONES[what]) * rng.uniform(0.9, 1.05), 0, 255)
+    if cubes:
+        side = rng.uniform(8, 10)
+        return lying(rect(side, side), side, at, yaw, tone, ground, 0.12)
+    return upright(SILHOUETTES[what], rng.uniform(7, 9), at, yaw, tone, ground, 0.12)
 
 
 # ---------------------------------------------------------------------------
@@ -833,25 +836,8 @@ def calibration_solids(rng, wood, cubes: bool, crop_style: str) -> tuple[list, l
         if what in ("wood", "clay", "stone", "field"):
             tiles.append(((cx + rng.normal(0, 1.2), cy + rng.normal(0, 1.2)), float(rng.normal(0, 3.0)),
                           float(rng.uniform(44, 48)), what))
-        elif what == "stable":
-            solids.append(upright(HOUSE, rng.uniform(10, 13), at, yaw, wood, BOARD_MM, 0.1))
-        elif what == "person":
-            solids.append(lying(disc(rng.uniform(7.5, 8.5)), rng.uniform(4.5, 6.5), at, 0, wood, BOARD_MM))
-        elif what in ("grain", "vegetables"):
-            tone = np.clip(np.array((60, 200, 235) if what == "grain" else (40, 120, 235)) * rng.uniform(0.85, 1.1),
-                           0, 255)
-            if crop_style == "counters":
-                solids.append(lying(disc(rng.uniform(6, 7.5)), rng.uniform(3, 5), at, 0, tone, BOARD_MM, 0.2))
-            else:
-                shape = disc(4.5, 12, 0.8) if what == "grain" else disc(5.0, 9)
-                solids.append(lying(shape, rng.uniform(6, 9), at, yaw, tone, BOARD_MM, 0.25))
         else:
-            tone = np.clip(np.array(ANIMAL_TONES[what]) * rng.uniform(0.9, 1.05), 0, 255)
-            if cubes:
-                side = rng.uniform(8, 10)
-                solids.append(lying(rect(side, side), side, at, yaw, tone, BOARD_MM, 0.12))
-            else:
-                solids.append(upright(SILHOUETTES[what], rng.uniform(7, 9), at, yaw, tone, BOARD_MM, 0.12))
+            solids.append(piece_solid(what, at, yaw, rng, wood, BOARD_MM, cubes, crop_style))
     for axis, row, column in CALIBRATION_FENCES:
         (ax, ay), (bx, by) = g.edge_line(axis, row, column)
         yaw = (0.0 if axis == "h" else math.pi / 2) + math.radians(rng.normal(0, 1.5))
