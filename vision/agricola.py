@@ -1606,7 +1606,10 @@ def augment_colour(x, gen, geometry: bool = True, permute: bool = False, shift: 
 def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str, augment, log=print):
     """Train ``net`` on examples ``x``, ``y`` (arrays), each batch made ready by
     ``augment(x, y, generator) -> (x, y)`` as torch tensors."""
+    import sys
+
     import torch
+    from tqdm import tqdm
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -1614,7 +1617,8 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
     t0 = time.perf_counter()
-    for epoch in range(epochs):
+    # a progress bar on stderr, on a terminal only (as vision.train's epochs_bar)
+    for epoch in tqdm(range(epochs), desc=f"training {name}", unit="epoch", file=sys.stderr, disable=None):
         net.train()
         order = torch.randperm(len(x), generator=gen).numpy()
         total = 0.0
