@@ -77,6 +77,20 @@ def test_the_shipped_model_cannot_read_the_proxy_art_and_a_calibration_can(calib
     assert right(reader.TileModel(calibration=reader.load_calibration(path)), tile=True) >= 0.85
 
 
+def test_a_reading_records_the_calibration_it_was_read_with_and_only_that(calibrated):
+    from vision.inputs import model_sha256
+    from vision.read import read_photo
+
+    _, path = calibrated
+    photo = ROOT / "samples" / "carcassonne-photo-1.jpg"
+    with_it = read_photo(photo, "carcassonne", use_saved=False, calibration=path)
+    assert with_it.adapted == [reader.CALIBRATED_TILES]
+    assert with_it.models[reader.CALIBRATED_TILES] == model_sha256(path)
+    without = read_photo(photo, "carcassonne", use_saved=False, calibration=False)
+    assert without.adapted == [] and reader.CALIBRATED_TILES not in without.models
+    assert set(without.models) == {"carcassonne-layout", "carcassonne-tiles", "carcassonne-meeples"}
+
+
 def test_calibration_finds_the_24_tiles_by_geometry_and_reads_them_again(calibrated):
     report, path = calibrated
     assert report["method"] == "exemplars" and report["turn"] in (0, 90, 180, 270)

@@ -21,3 +21,16 @@ class UserError(Exception):
         self.source = str(source) if source is not None else None
         self.problem = problem
         super().__init__(f"{self.source}: {problem}" if self.source else problem)
+
+    @classmethod
+    def naming(cls, source: str | Path, problem: str) -> "UserError":
+        """A problem whose text already names ``source`` ("no Avenue sheet found in X.jpg"):
+        printed as it is, with ``source`` still kept for whoever handles it.
+
+        >>> e = UserError.naming("X.jpg", "no Avenue sheet found in X.jpg")
+        >>> str(e), e.source
+        ('no Avenue sheet found in X.jpg', 'X.jpg')
+        """
+        error = cls(None, problem)
+        error.source = str(source)
+        return error

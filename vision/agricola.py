@@ -1339,9 +1339,7 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     if found is None:
         found = find_board(image, models, report=search)
     if found is None:
-        e = UserError(None, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
-        e.source = source
-        raise e
+        raise UserError.naming(source, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
     clock.lap("locate")
     rect = rectify_board(image, found.h_mm_to_img)
     small = shrink(rect)

@@ -317,9 +317,8 @@ def normalised(rect: np.ndarray, path: np.ndarray | None = None, params: Calibra
 # Calibrating
 
 def _refuse(source: str, what: str):
-    e = UserError(None, f"{source}: not a clean Agricola calibration layout: {what} (see docs/calibration.md)")
-    e.source = source
-    return e
+    return UserError.naming(source, f"{source}: not a clean Agricola calibration layout: {what} "
+                                    "(see docs/calibration.md)")
 
 
 def layout_turned(f: np.ndarray, params: Calibrate = CALIBRATE) -> tuple[bool, float]:

@@ -1967,9 +1967,7 @@ def _not_found(source: str, why: str | None = None):
     """``no Carcassonne layout found in PHOTO``: the message names the photo itself."""
     from vision import UserError
 
-    e = UserError(None, f"no Carcassonne layout found in {source}" + (f" ({why})" if why else ""))
-    e.source = source
-    return e
+    return UserError.naming(source, f"no Carcassonne layout found in {source}" + (f" ({why})" if why else ""))
 
 
 def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: dict | None = None,
@@ -2023,6 +2021,9 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     corners, rectified = _frame_and_picture(image, fit, assembled)
     reading = Reading("carcassonne", source, assembled.layout, assembled.confidences, assembled.flags,
                       assembled.findings, card, corners, rectified, alternatives=assembled.alternatives)
+    if calib is not None:               # the calibration it was read with, as a model adapted to this set
+        reading.models[CALIBRATED_TILES] = calibration_sha256(calibration)
+        reading.adapted.append(CALIBRATED_TILES)
     return reading
 
 
@@ -2369,13 +2370,25 @@ def calibration_path():
 
 
 def _model_sha256(name: str = MODELS.tiles) -> str:
-    import hashlib
-
+    """The SHA-256 of the tile model a calibration was made for (:func:`vision.inputs.model_sha256`)."""
     from vision.classify import MODELS_DIR
+    from vision.inputs import model_sha256
 
-    path = name if name.endswith(".onnx") else MODELS_DIR / f"{name}.onnx"
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    return model_sha256(name if name.endswith(".onnx") else MODELS_DIR / f"{name}.onnx")
+
+
+#: How a reading names the tile model read with a calibration (:attr:`vision.reading.Reading.models`).
+CALIBRATED_TILES = "carcassonne-tiles+calibration"
+
+
+def calibration_sha256(spec=None) -> str:
+    """The SHA-256 of the calibration file ``spec`` (None: the user's own) that a reading was
+    read with; ``"in memory"`` for a :class:`Calibration` given as an object."""
+    from vision.inputs import calibration_file, model_sha256
+
+    if isinstance(spec, Calibration):
+        return "in memory"
+    return model_sha256(calibration_file(spec, "carcassonne"))
 
 
 def load_calibration(spec=None, model: str = MODELS.tiles) -> Calibration | None:

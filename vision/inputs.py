@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import scoring
@@ -57,11 +58,24 @@ def saved_path(photo: str | Path) -> Path:
 
 
 def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, hex, read in blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+@lru_cache(maxsize=64)
+def _file_sha256_of_version(path: str, mtime_ns: int, size: int) -> str:
+    return file_sha256(path)
+
+
+def model_sha256(path: str | Path) -> str:
+    """:func:`file_sha256` of a model or calibration file, computed once per version of the
+    file (its path, time and size): readers ask for it on every photo."""
+    st = os.stat(path)
+    return _file_sha256_of_version(str(path), st.st_mtime_ns, st.st_size)
 
 
 # ---------------------------------------------------------------------------
@@ -123,10 +137,6 @@ def models_dir() -> Path:
     return scorelens_home() / "models"
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def adapted_model(name: str, shipped: Path, folder: Path | None = None) -> Path | None:
     """The adapted ``NAME.onnx`` made by ``learn`` from the ``shipped`` model, if
     there is one and it was made from this very file; else None."""
@@ -136,7 +146,7 @@ def adapted_model(name: str, shipped: Path, folder: Path | None = None) -> Path 
         return None
     try:
         base = json.loads(info.read_text(encoding="utf-8")).get("base_sha256")
-        return path if base == _sha256(shipped) else None
+        return path if base == model_sha256(shipped) else None
     except (OSError, ValueError, AttributeError):
         return None
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from vision import UserError
-from vision.inputs import _sha256, corrections_dir, models_dir
+from vision.inputs import corrections_dir, file_sha256, models_dir
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ def adapt(name: str, shipped: Path, batch: np.ndarray, labels: list[str], out: P
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(layer.model.SerializeToString())
     tmp.replace(path)
-    info = {"model": name, "base": str(shipped), "base_sha256": _sha256(shipped),
+    info = {"model": name, "base": str(shipped), "base_sha256": file_sha256(shipped),
             "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "crops": len(keep), "skipped": skipped,
             "per_label": {label: labels.count(label) for label in sorted(set(labels[i] for i in keep))},

@@ -27,7 +27,6 @@ import os
 import re
 import time
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -107,20 +106,22 @@ def _candidates(pred, i: int, k: int = 3) -> list[tuple[Any, float]]:
     return [(_label_value(label), p) for label, p in pred.top(i, k)]
 
 
+def locate_avenue(image: np.ndarray, source: str, searches: tuple = (LOCATE, SECOND_SEARCH)):
+    """The Avenue sheet in ``image`` (:func:`vision.locate.locate_sheet`), by each locate setting
+    of ``searches`` in turn; where none finds it, refused in one line naming ``source``."""
+    for search in searches:
+        located = locate_sheet(image, avenue_layout(AVENUE), search)
+        if located is not None:
+            return located
+    raise UserError.naming(source, f"no Avenue sheet found in {source}")
+
+
 def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
                 models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH)) -> Reading:
     """Read an Avenue sheet from a decoded photo (the stages after decoding); ``searches``: the
     locate settings tried in turn until one finds the sheet."""
     template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
-    located = None
-    for search in searches:
-        located = locate_sheet(image, avenue_layout(AVENUE), search)
-        if located is not None:
-            break
-    if located is None:
-        e = UserError(None, f"no Avenue sheet found in {source}")
-        e.source = source
-        raise e
+    located = locate_avenue(image, source, searches)
     clock.lap("locate")
     rect = rectify_sheet(image, located.corners, AVENUE)
     clock.lap("rectify")
@@ -243,12 +244,6 @@ def _decode(photo) -> tuple[str, Any]:
     return str(photo), photo_stage.read_photo_file(photo)
 
 
-def _not_found_error(message: str, source: str) -> UserError:
-    e = UserError(None, message)
-    e.source = source
-    return e
-
-
 def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock,
                  options: dict) -> tuple[Reading, dict]:
     """Read the first board: with ``game``'s reader, or (None) with each game's reader in the order
@@ -272,8 +267,8 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
                 READERS[other](image, source, _Clock(), **_options_for(other, options, True))
             except Exception:            # only a hint: whatever stops another reader, it names nothing
                 continue
-            raise _not_found_error(detect.refusal(refused, game, other), source)
-        raise _not_found_error(refused, source)
+            raise UserError.naming(source, detect.refusal(refused, game, other))
+        raise UserError.naming(source, refused)
     cue = detect.game_cue(image)
     clock.lap("detect")
     tried = []
@@ -292,7 +287,7 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         clock.times.update(trial.times)
         clock._t = trial._t
         return reading, {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried}
-    raise _not_found_error(detect.none_found(source), source)
+    raise UserError.naming(source, detect.none_found(source))
 
 
 def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,
@@ -330,6 +325,8 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
         if side is not None:
             options["side"] = side
     clock.lap("decode")
+    from vision.detect import is_not_found
+
     first, detection = _first_board(decoded.image, source, game, clock, options)
     game_read = first.game
     options = _options_for(game_read, options, game is None)
@@ -343,16 +340,17 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
         try:
             reading = READERS[game_read](image, source, more, **options, **SEVERAL_BOARDS[game_read])
         except UserError as e:
-            if not detect_not_found(e):
+            if not is_not_found(e):
                 raise
             break
         reading.timings_ms = more.total()
         reading.detection = detection
         readings.append(reading)
-    models = models_used(game_read, detected=game is None)
+    hashes, adapted = models_used(game_read, detected=game is None)
     for k, reading in enumerate(readings, 1):
         reading.not_given = not_given(game_read, reading.state, options)
-        reading.models, reading.adapted = models
+        reading.models = {**hashes, **reading.models}
+        reading.adapted = adapted + reading.adapted
         if k == 1:
             reading.timings_ms = clock.total()
         if len(readings) > 1:
@@ -369,13 +367,6 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
             load_json(saved, "saved review")      # the limits first: a regular file, sane JSON
         readings[0] = apply_saved(readings[0])
     return readings
-
-
-def detect_not_found(error: Exception) -> bool:
-    """Whether a reader's error is its refusal: no board of its game (:func:`vision.detect.is_not_found`)."""
-    from vision.detect import is_not_found
-
-    return is_not_found(error)
 
 
 def read_photo(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,
@@ -397,29 +388,12 @@ GAME_MODELS = {
 }
 
 
-@lru_cache(maxsize=64)
-def _file_sha256(path: str, mtime_ns: int, size: int) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def file_sha256(path: str | Path) -> str:
-    """The SHA-256 of a model file, hex (computed once per version of the file)."""
-    st = os.stat(path)
-    return _file_sha256(str(path), st.st_mtime_ns, st.st_size)
-
-
 def models_used(game: str, detected: bool = False) -> tuple[dict[str, str], list[str]]:
     """The models that read a photo of ``game``: name -> SHA-256 of the file read, and the
-    names of those adapted to this set (``scorelens learn``'s models; Carcassonne's tiles
-    also by ``scorelens calibrate``, named ``carcassonne-tiles+calibration`` with its file's hash)."""
+    names of those adapted to this set by ``scorelens learn``. A reader adds what only it
+    knows (Carcassonne: the calibration it read with, ``carcassonne-tiles+calibration``)."""
     from vision.classify import MODELS_DIR
-    from vision.inputs import adapted_model
+    from vision.inputs import adapted_model, model_sha256
 
     names = GAME_MODELS.get(game, ()) + (("game-detector",) if detected else ())
     hashes, adapted = {}, []
@@ -428,20 +402,9 @@ def models_used(game: str, detected: bool = False) -> tuple[dict[str, str], list
         if not shipped.is_file():
             continue
         own = adapted_model(name, shipped)
-        hashes[name] = file_sha256(own or shipped)
+        hashes[name] = model_sha256(own or shipped)
         if own is not None:
             adapted.append(name)
-    if game == "carcassonne":
-        from vision.carcassonne import calibration_path, load_calibration
-
-        path = calibration_path()
-        try:
-            calibrated = path.is_file() and load_calibration() is not None
-        except UserError:
-            calibrated = False
-        if calibrated:
-            hashes["carcassonne-tiles+calibration"] = file_sha256(path)
-            adapted.append("carcassonne-tiles+calibration")
     return hashes, adapted
 
 

@@ -45,7 +45,7 @@ from vision import photo as photo_stage
 from vision.cells import PRINTED_CUT, cut, cut_cells
 from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE, AvenueSheet
-from vision.locate import LOCATE, avenue_layout, locate_sheet
+from vision.read import locate_avenue
 from vision.rectify import rectify_sheet
 
 PRINTED_MODEL = "avenue-printed"
@@ -77,7 +77,6 @@ class Proposal:
 
 
 PROPOSAL = Proposal()
-SECOND_SEARCH = LOCATE.__class__(**{**LOCATE.__dict__, "page_open": 3})
 
 
 # ---------------------------------------------------------------------------
@@ -270,21 +269,14 @@ def likeness(depths: list[np.ndarray], shift: int = PROPOSAL.similar_px) -> np.n
 # The proposal
 
 def assign(scores: np.ndarray) -> np.ndarray:
-    """For each row of ``scores`` (rows <= columns), a different column, the total the highest:
-    :func:`scipy.optimize.linear_sum_assignment` where scipy is installed, else greedy.
+    """For each row of ``scores`` (rows <= columns), a different column, the total the highest
+    (:func:`scipy.optimize.linear_sum_assignment`; scipy comes with scikit-image).
 
     >>> assign(np.array([[0.9, 0.8], [0.85, 0.1]])).tolist()
     [1, 0]
     """
-    try:
-        from scipy.optimize import linear_sum_assignment
-    except ImportError:                        # greedy: the surest pair first
-        out = np.full(len(scores), -1)
-        for flat in np.argsort(-scores, axis=None):
-            i, j = np.unravel_index(flat, scores.shape)
-            if out[i] < 0 and j not in out:
-                out[i] = j
-        return out
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(-scores)
     out = np.empty(len(scores), int)
     out[rows] = cols
@@ -294,12 +286,7 @@ def assign(scores: np.ndarray) -> np.ndarray:
 def _locate(photo, source: str):
     decoded = photo_stage.from_array(photo, source) if isinstance(photo, np.ndarray) \
         else photo_stage.read_photo_file(photo)
-    layout = avenue_layout(AVENUE)
-    located = locate_sheet(decoded.image, layout) or locate_sheet(decoded.image, layout, SECOND_SEARCH)
-    if located is None:
-        e = UserError(None, f"no Avenue sheet found in {source}")
-        e.source = source
-        raise e
+    located = locate_avenue(decoded.image, source)
     return rectify_sheet(decoded.image, located.corners, AVENUE)
 
 
