@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -68,6 +69,10 @@ def test_version():
 # ---------------------------------------------------------------------------
 # Installs: a wheel, and pip install --user, each run from another folder
 
+#: Whether the tests run in a virtual environment (``python -m venv``), as the README's commands may.
+IN_VENV = sys.prefix != sys.base_prefix
+
+
 def _pip(*args, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pip", *args, "--no-deps", "--no-build-isolation", "-q",
                            "--disable-pip-version-check"], capture_output=True, text=True, timeout=300,
@@ -102,6 +107,8 @@ def test_a_wheel_and_a_user_install_find_the_models(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONUSERBASE")}
+    if IN_VENV:      # the new environments see the base Python's packages, not this venv's: lend them
+        clean["PYTHONPATH"] = os.pathsep.join(site.getsitepackages())
     for command in ([str(env_dir / "bin" / "scorelens"), "--version"],
                     [str(env_dir / "bin" / "scorelens"), "read", str(SAMPLES_DIR / "avenue-photo-2.jpg"), "--json"]):
         proc = subprocess.run(command, cwd=elsewhere, capture_output=True, text=True, timeout=180, env=clean)
@@ -113,13 +120,22 @@ def test_a_wheel_and_a_user_install_find_the_models(tmp_path):
 
     # pip install --user . (into a user base of its own, so that nothing else sees it)
     user = {**clean, "PYTHONUSERBASE": str(tmp_path / "userbase"), "PIP_USER": "1"}
-    done = _pip("install", "--user", str(source), env=user)
+    user_python = sys.executable
+    if IN_VENV:      # pip installs --user only where the user site is seen: not in a plain venv
+        user_env = tmp_path / "venv-user"
+        venv.create(user_env, system_site_packages=True, with_pip=False)
+        user_python = str(user_env / "bin" / "python")
+        done = subprocess.run([sys.executable, "-m", "pip", "--python", user_python, "install", "--user",
+                               str(source), "--no-deps", "--no-build-isolation", "-q", "--disable-pip-version-check"],
+                              capture_output=True, text=True, timeout=300, env=user, cwd=ROOT)
+    else:
+        done = _pip("install", "--user", str(source), env=user)
     assert done.returncode == 0, done.stderr
     proc = subprocess.run([str(tmp_path / "userbase" / "bin" / "scorelens"), "read",
                            str(SAMPLES_DIR / "avenue-photo-2.jpg"), "--json"], cwd=elsewhere, env=user,
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
-    where = subprocess.run([sys.executable, "-c", "import vision.classify as c; print(c.MODELS_DIR)"],
+    where = subprocess.run([user_python, "-c", "import vision.classify as c; print(c.MODELS_DIR)"],
                            cwd=elsewhere, capture_output=True, text=True, env=user)
     assert where.stdout.strip().startswith(str(tmp_path / "userbase")), where.stdout
 
