@@ -7,10 +7,10 @@ Not a test (pytest does not collect it): a script to render a set once and score
     python tests/template_bench.py render /work/sets/template-held --seeds 200-209
     python tests/template_bench.py score /work/sets/template-held
 
-Each seed gives four photos: the proxy's print (:mod:`vision.render.proxy.avenue`, its own
-camera, 12 MP) and our own art (:mod:`vision.render.avenue` and :mod:`vision.render.camera`,
+Each seed gives four photos: the proxy's print (:mod:`vision.avenue.proxy`, its own
+camera, 12 MP) and our own art (:mod:`vision.avenue.render` and :mod:`vision.render.camera`,
 any camera of its ranges), each with the default layout and with a random one
-(:func:`vision.render.avenue.random_template`). Tune on seeds 100-199 only; 200 and up are
+(:func:`vision.avenue.render.random_template`). Tune on seeds 100-199 only; 200 and up are
 held out. ``score`` prints, per art and layout, the photos whose layout is exactly right and
 the cells proposed wrong.
 """
@@ -44,13 +44,13 @@ def seeds_of(text: str) -> list[int]:
 
 def render_one(art: str, layout: str, seed: int) -> tuple[bytes, avenue.Template]:
     """One blank sheet photographed: (JPEG bytes, the printed layout)."""
-    from vision.render import avenue as draw
+    from vision.avenue import render as draw
     from vision.render.camera import encode_jpeg, photograph
 
     rng = np.random.default_rng([seed, ARTS.index(art), LAYOUTS.index(layout), 17])
     template = avenue.DEFAULT_TEMPLATE if layout == "default" else draw.random_template(rng)
     if art == "proxy":
-        from vision.render.proxy import avenue as proxy
+        from vision.avenue import proxy as proxy
         shot = proxy.photograph(avenue.Sheet.blank(template), rng, megapixels=12.0)
         return encode_jpeg(shot["photo"], shot["jpeg_quality"]), template
     blank = draw.draw_printed(template, draw.random_style(rng), 8.0, rng)
@@ -72,7 +72,7 @@ def render(out: Path, seeds: list[int]) -> None:
 
 def score(folder: Path, verbose: bool = False) -> dict:
     """Propose a template for every photo in ``folder``; per (art, layout): exact, wrong cells, photos."""
-    from vision.template import propose_template
+    from vision.avenue.template import propose_template
 
     rows: dict[tuple[str, str], list] = {}
     for photo in sorted(folder.glob("*.jpg")):

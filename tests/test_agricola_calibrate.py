@@ -12,10 +12,10 @@ import pytest
 
 from scoring.agricola import EDGES, POSITIONS
 from vision import UserError
-from vision import agricola
-from vision import agricola_calibrate as calib
+from vision.agricola import cut, windows
+from vision.agricola import calibrate, calibration
 from vision.render import render
-from vision.render.proxy import agricola as proxy
+from vision.agricola import proxy as proxy
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "agricola-calibration-proxy.jpg"     # proxy.calibration_photo(102, megapixels=4)
@@ -31,14 +31,14 @@ def run_cli(*args, home):
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     out = tmp_path_factory.mktemp("calibration") / "agricola.npz"
-    report = calib.calibrate(str(SAMPLE), out)
+    report = calibrate.calibrate(str(SAMPLE), out)
     assert Path(report["written"]) == out and out.is_file()
-    return calib.load_calibration(out)
+    return calibration.load_calibration(out)
 
 
 def test_the_reader_and_the_proxy_lay_out_the_same_calibration():
-    assert calib.LAYOUT == proxy.CALIBRATION_LAYOUT
-    assert {tuple(e) for e in calib.FENCES} == set(proxy.CALIBRATION_FENCES)
+    assert calibration.LAYOUT == proxy.CALIBRATION_LAYOUT
+    assert {tuple(e) for e in calibration.FENCES} == set(proxy.CALIBRATION_FENCES)
 
 
 def test_set_photos_share_the_set_and_photos_without_one_are_drawn_as_before():
@@ -53,16 +53,16 @@ def test_set_photos_share_the_set_and_photos_without_one_are_drawn_as_before():
 
 
 def test_calibration_learns_the_set_and_reads_its_own_photo_back(table):
-    assert table.names == list(calib.CLASSES)
+    assert table.names == list(calibration.CLASSES)
     assert set(table.areas) == {"sheep", "boar", "cattle", "stable", "person", "grain", "vegetables"}
-    assert all(calib.CALIBRATE.min_piece_mm2 <= a <= calib.CALIBRATE.max_piece_mm2 for a in table.areas.values())
+    assert all(calibration.CALIBRATE.min_piece_mm2 <= a <= calibration.CALIBRATE.max_piece_mm2 for a in table.areas.values())
     assert table.info["reread"] >= 50                                # of 15 spaces and 38 edges
 
 
 def test_calibration_photo_turned_half_round_gives_the_same_set(tmp_path):
     photo = cv2.imread(str(SAMPLE))[::-1, ::-1]
-    report = calib.calibrate(np.ascontiguousarray(photo), tmp_path / "turned.npz")
-    again = calib.calibrate(str(SAMPLE), tmp_path / "upright.npz")
+    report = calibrate.calibrate(np.ascontiguousarray(photo), tmp_path / "turned.npz")
+    again = calibrate.calibrate(str(SAMPLE), tmp_path / "upright.npz")
     assert report["turned"] != again["turned"]
     assert report["reread"] >= 50
 
@@ -91,10 +91,10 @@ def test_calibrate_keeps_the_set_in_the_users_folder_and_reset_removes_it(tmp_pa
 
 def test_read_uses_the_users_calibration_by_itself(tmp_path, monkeypatch, table):
     monkeypatch.setenv("SCORELENS_HOME", str(tmp_path))
-    assert calib.load_calibration() is None                          # nobody calibrated: the shipped models
+    assert calibration.load_calibration() is None                          # nobody calibrated: the shipped models
     table.save(tmp_path / "calibration" / "agricola.npz")
-    assert calib.load_calibration().names == table.names
-    assert calib.load_calibration(False) is None
+    assert calibration.load_calibration().names == table.names
+    assert calibration.load_calibration(False) is None
 
 
 def glare_free_set_photo(seed_from: int):
@@ -108,8 +108,8 @@ def glare_free_set_photo(seed_from: int):
 
 def test_a_farm_of_the_set_is_read_from_its_colours(table):
     photo, truth = glare_free_set_photo(1000)
-    h = cv2.getPerspectiveTransform(agricola.board_corners_mm(), np.float32(truth["corners"]))
-    spaces, fences = calib.read_board(agricola.rectify_board(photo, h), table)
+    h = cv2.getPerspectiveTransform(windows.board_corners_mm(), np.float32(truth["corners"]))
+    spaces, fences = calibration.read_board(cut.rectify_board(photo, h), table)
     yard = truth["state"]["farmyard"]
     kinds = sum(spaces[(r, c)]["kind"] == yard["spaces"][r][c].get("kind", "empty") for r, c in POSITIONS)
     want = [bool((yard["fences"]["horizontal"] if e.axis == "h" else yard["fences"]["vertical"])[e.row][e.column])
@@ -124,25 +124,25 @@ def test_blobs_are_counted_as_pieces():
     mask[5:25, 5:25] = True                                          # one piece
     mask[40:60, 5:45] = True                                         # two touching
     mask[80:83, 80:83] = True                                        # a speck
-    assert calib.count_blobs(mask, unit) == 3
-    assert calib.count_blobs(np.zeros((10, 10), bool), unit) == 0
+    assert calibration.count_blobs(mask, unit) == 3
+    assert calibration.count_blobs(np.zeros((10, 10), bool), unit) == 0
 
 
 def test_a_fence_is_the_players_colour_along_most_of_an_edge():
     strip = np.zeros((76, 19), bool)
-    assert calib.fence_probability(strip) < 0.1
+    assert calibration.fence_probability(strip) < 0.1
     strip[:, 7:12] = True                                            # a stick along the whole edge
-    assert calib.fence_probability(strip) > 0.9
+    assert calibration.fence_probability(strip) > 0.9
     part = np.zeros((76, 19), bool)
     part[20:40, 4:15] = True                                         # a stable by the edge
-    assert calib.fence_probability(part) < 0.5
+    assert calibration.fence_probability(part) < 0.5
 
 
 def test_calibration_file_of_another_kind_is_refused(tmp_path):
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a calibration")
     with pytest.raises(UserError, match="not an Agricola calibration file"):
-        calib.load_calibration(bad)
+        calibration.load_calibration(bad)
 
 
 def test_the_sample_is_the_proxys_calibration_photo_of_its_set():

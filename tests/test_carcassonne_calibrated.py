@@ -7,19 +7,19 @@ import pytest
 
 from scoring import carcassonne as rules
 from vision import UserError
-from vision import carcassonne as reader
-from vision import carcassonne_calibrate as calibration
-from vision.render import carcassonne as training_art
-from vision.render.proxy import carcassonne as proxy
+from vision.carcassonne import calibration as carc_calibration, classify, decode, lattice
+from vision.carcassonne import calibrate as calibration
+from vision.carcassonne import render as training_art
+from vision.carcassonne import proxy as proxy
 
 
-def _calibration(rng, counts: dict) -> reader.Calibration:
+def _calibration(rng, counts: dict) -> carc_calibration.Calibration:
     """Exemplars of random unit vectors: ``counts`` label index -> how many."""
-    labels = reader.tile_labels()
+    labels = decode.tile_labels()
     label_of = np.concatenate([np.full(n, k) for k, n in counts.items()]).astype(np.int16)
     rng.shuffle(label_of)
     unit = lambda x: (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
-    return reader.Calibration("exemplars", labels, np.zeros((1, 1), np.float32), np.zeros(1, np.float32), "",
+    return carc_calibration.Calibration("exemplars", labels, np.zeros((1, 1), np.float32), np.zeros(1, np.float32), "",
                               40.0, {"pixel_weight": 0.5},
                               {"pixels": unit(rng.normal(size=(len(label_of), 1200))),
                                "embeddings": unit(rng.normal(size=(len(label_of), 16))), "label_of": label_of})
@@ -27,7 +27,7 @@ def _calibration(rng, counts: dict) -> reader.Calibration:
 
 def _label_by_label(calib, embedding, views, top=6, keep=0.75, looks=4):
     """The exemplar similarity worked out one label and one crop at a time (before the pennant look)."""
-    feats = reader.pixel_features(views)
+    feats = carc_calibration.pixel_features(views)
     unit = embedding / (np.linalg.norm(embedding, axis=1, keepdims=True) + 1e-9)
     label_of = calib.extra["label_of"].astype(int)
     ex = calib.extra["pixels"].reshape(len(label_of), 3, -1)
@@ -53,14 +53,14 @@ def _label_by_label(calib, embedding, views, top=6, keep=0.75, looks=4):
 
 def test_the_exemplars_of_a_batch_compared_at_once_read_as_one_label_at_a_time():
     rng = np.random.default_rng(3)
-    labels = reader.tile_labels()
+    labels = decode.tile_labels()
     counts = {labels.index(label): n for label, n in (("A:0", 16), ("B:0", 64), ("U:0", 32), ("D:90", 3),
                                                        ("E:180", 16), ("X:0", 7))}
     calib = _calibration(rng, counts)
     views = rng.normal(size=(9, 3, 48, 48)).astype(np.float32)
     embedding = rng.normal(size=(9, 16)).astype(np.float32)
-    calib.extra["pixels"][:4] = reader.pixel_features(views[:4])      # some crops are exemplars, near enough
-    got = reader.exemplar_similarity(calib, embedding, views)
+    calib.extra["pixels"][:4] = carc_calibration.pixel_features(views[:4])      # some crops are exemplars, near enough
+    got = carc_calibration.exemplar_similarity(calib, embedding, views)
     want = _label_by_label(calib, embedding, views)
     assert got.shape == (9, len(labels))
     assert np.allclose(got, want, atol=1e-5)
@@ -74,7 +74,7 @@ def test_the_decoder_repairs_a_layout_whose_best_guesses_break_the_rules(seed):
     rng = np.random.default_rng(seed)
     layout = training_art.random_state(rng)
     catalogue = rules.load_catalogue()
-    truth = {(p.x, p.y): (p.tile, reader.canonical_rotation(p.tile, p.rotation)) for p in layout.tiles}
+    truth = {(p.x, p.y): (p.tile, decode.canonical_rotation(p.tile, p.rotation)) for p in layout.tiles}
     cands = {sq: [(c, 0.9)] for sq, c in truth.items()}
     wrong = []
     for sq in sorted(truth):                 # squares with all four neighbours, apart from each other
@@ -87,7 +87,7 @@ def test_the_decoder_repairs_a_layout_whose_best_guesses_break_the_rules(seed):
         name, rotation = truth[sq]
         other = next(r for r in rules.ROTATIONS if catalogue[name].edges(r) != catalogue[name].edges(rotation))
         cands[sq] = [((name, other), 0.55), (truth[sq], 0.4)]
-    decoded = reader.decode_layout(cands)
+    decoded = decode.decode_layout(cands)
     assert decoded.tiles == truth
     assert set(decoded.changed) == set(wrong)
 
@@ -106,25 +106,25 @@ def test_calibration_refuses_a_block_found_half_a_tile_off():
 
 def test_calibration_accepts_a_block_it_found_right():
     found = calibration.locate_calibration_tiles(proxy.calibration_photo(100, megapixels=4)[0])
-    assert found["explained"] >= reader.CALIBRATE.min_explained
+    assert found["explained"] >= carc_calibration.CALIBRATE.min_explained
 
 
 def test_tile_presence_does_not_grow_the_layout_over_the_whole_table():
     """Where tile presence takes the table for tiles (a table unlike its own palette), the layout
     grows no further once it holds :attr:`Lattice.presence_most` tiles."""
     class Everywhere:                        # a tile model that sees a tile in every square
-        labels = reader.tile_labels()
+        labels = decode.tile_labels()
 
         def predict(self, crops, turned=False):
             probs = np.zeros((len(crops), len(self.labels)))
             probs[:, 1] = 1.0
-            return reader.TileReadings(probs, np.zeros((len(crops), 11, 12, 12)), np.zeros((len(crops), 4)))
+            return classify.TileReadings(probs, np.zeros((len(crops), 11, 12, 12)), np.zeros((len(crops), 4)))
 
     image = np.zeros((2000, 2000, 3), np.uint8)
-    fit = reader.LatticeFit(np.diag([40.0, 40.0, 1.0]), [(25, 25)], 40.0, 1.0, 0)
-    params = reader.Lattice(presence_most=30)
+    fit = lattice.LatticeFit(np.diag([40.0, 40.0, 1.0]), [(25, 25)], 40.0, 1.0, 0)
+    params = lattice.Lattice(presence_most=30)
     everywhere = lambda crops, g, squares: np.ones(len(squares), bool)
-    grown = reader.read_cells(image, fit, Everywhere(), params, presence=everywhere)
+    grown = classify.read_cells(image, fit, Everywhere(), params, presence=everywhere)
     tiles = [sq for sq, (p, *_) in grown.items() if p[0] < 0.5]
     assert 30 <= len(tiles) < 30 + 4 * 12      # the ring being read when the bound was passed, no more
-    assert len(reader.read_cells(image, fit, Everywhere(), params)) > 200    # without presence: as before
+    assert len(classify.read_cells(image, fit, Everywhere(), params)) > 200    # without presence: as before

@@ -11,12 +11,12 @@ import pytest
 
 from scoring import carcassonne as rules
 from vision import UserError
-from vision import carcassonne as reader
-from vision import carcassonne_calibrate as calibration
+from vision.carcassonne import calibration as carc_calibration, classify, cut, decode, lattice, presence
+from vision.carcassonne import calibrate as calibration
 from vision.photo import decode_bytes
 from vision.render import render_jpeg
-from vision.render import carcassonne as training_art
-from vision.render.proxy import carcassonne as proxy
+from vision.carcassonne import render as training_art
+from vision.carcassonne import proxy as proxy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,8 +29,8 @@ def proxy_crops(seed: int, megapixels: float = 4.0):
     tiles = truth["state"]["tiles"]
     x0, y0 = min(t["x"] for t in tiles), min(t["y"] for t in tiles)
     squares = [(t["x"] - x0, t["y"] - y0) for t in tiles]
-    labels = [f"{t['tile']}:{reader.canonical_rotation(t['tile'], t['rotation'])}" for t in tiles]
-    return reader.cut_tiles(photo.image, g, squares), labels
+    labels = [f"{t['tile']}:{decode.canonical_rotation(t['tile'], t['rotation'])}" for t in tiles]
+    return cut.cut_tiles(photo.image, g, squares), labels
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +69,12 @@ def test_the_shipped_model_cannot_read_the_proxy_art_and_a_calibration_can(calib
         as here, the reader takes the best tile)."""
         probs = model.predict(crops).probs.copy()
         if tile:
-            probs[:, model.labels.index(reader.EMPTY)] = -1
+            probs[:, model.labels.index(decode.EMPTY)] = -1
         return np.mean([model.labels[i] == want for i, want in zip(probs.argmax(1), labels)])
 
     assert len(labels) >= 40
-    assert right(reader.TileModel()) < 0.6
-    assert right(reader.TileModel(calibration=reader.load_calibration(path)), tile=True) >= 0.85
+    assert right(classify.TileModel()) < 0.6
+    assert right(classify.TileModel(calibration=carc_calibration.load_calibration(path)), tile=True) >= 0.85
 
 
 def test_a_reading_records_the_calibration_it_was_read_with_and_only_that(calibrated):
@@ -84,10 +84,10 @@ def test_a_reading_records_the_calibration_it_was_read_with_and_only_that(calibr
     _, path = calibrated
     photo = ROOT / "samples" / "carcassonne-photo-1.jpg"
     with_it = read_photo(photo, "carcassonne", use_saved=False, calibration=path)
-    assert with_it.adapted == [reader.CALIBRATED_TILES]
-    assert with_it.models[reader.CALIBRATED_TILES] == model_sha256(path)
+    assert with_it.adapted == [carc_calibration.CALIBRATED_TILES]
+    assert with_it.models[carc_calibration.CALIBRATED_TILES] == model_sha256(path)
     without = read_photo(photo, "carcassonne", use_saved=False, calibration=False)
-    assert without.adapted == [] and reader.CALIBRATED_TILES not in without.models
+    assert without.adapted == [] and carc_calibration.CALIBRATED_TILES not in without.models
     assert set(without.models) == {"carcassonne-layout", "carcassonne-tiles", "carcassonne-meeples"}
 
 
@@ -96,7 +96,7 @@ def test_calibration_finds_the_24_tiles_by_geometry_and_reads_them_again(calibra
     assert report["method"] == "exemplars" and report["turn"] in (0, 90, 180, 270)
     assert report["fit_before"] < 0.6                # the shipped model could not have found them
     assert report["reread"] >= 23, report
-    calib = reader.load_calibration(path)
+    calib = carc_calibration.load_calibration(path)
     assert calib.method == "exemplars" and calib.info["reread"] == report["reread"]
 
 
@@ -120,12 +120,12 @@ def test_a_tile_unlike_the_table_is_present_whatever_its_art():
     photo[100:200, 100:200] = art                                            # one tile of unknown art
     prob = np.zeros((50, 50))                        # the layout model's map: one value per 8 photo pixels
     prob[12:25, 12:25] = 0.9                         # it saw tiles there, 100 pixels wide
-    lmap = reader.LayoutMap(prob, np.full((50, 50), np.log(100 / 8)), 1 / 8, stride=1)
-    present = reader.tile_presence(photo, lmap)
+    lmap = lattice.LayoutMap(prob, np.full((50, 50), np.log(100 / 8)), 1 / 8, stride=1)
+    present = presence.tile_presence(photo, lmap)
     g = np.diag([100.0, 100.0, 1.0])
     squares = [(1, 1), (2, 2), (0, 2)]
-    found = present(reader.cut_tiles(photo, g, squares), g, squares)
+    found = present(cut.cut_tiles(photo, g, squares), g, squares)
     assert found.tolist() == [True, False, False]
     probs = np.array([[0.9, 0.06, 0.04], [0.9, 0.06, 0.04]])
-    fixed = reader._present(probs, np.array([True, False]), 0)
+    fixed = classify._present(probs, np.array([True, False]), 0)
     assert fixed[0].argmax() == 1 and fixed[0, 0] < 0.5 and np.allclose(fixed[1], probs[1])

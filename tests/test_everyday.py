@@ -159,7 +159,7 @@ def test_values_nobody_gave_are_shown_as_missing(tmp_path):
     bare = cli("read", photo, "--game", "carcassonne")
     assert bare.returncode == 0, bare.stderr
     assert "track: not given (counted as 0; give it with --track" in bare.stdout
-    from vision.read import read_photo             # the other cases in this process (a second each)
+    from vision.read import read_photo
 
     assert read_photo(photo, "carcassonne").to_dict()["not_given"] == ["track"]
     # a track for some players: the others are named; every player on the track stays in the

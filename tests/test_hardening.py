@@ -564,8 +564,8 @@ def test_fuzz_side_files(tmp_path_factory, text):
         return
     assert isinstance(side, dict)
     check_values(side)                           # what is accepted is within the limits
-    from vision.agricola import check_off_board
-    from vision.carcassonne import track_options
+    from vision.agricola.offboard import check_off_board
+    from vision.carcassonne.track import track_options
     for use in (lambda: check_off_board(side, "side"), lambda: track_options(folder / "IMG.jpg")):
         try:
             use()

@@ -10,7 +10,7 @@ import pytest
 from scoring import agricola
 from scoring.agricola import EDGES, POSITIONS, Edge
 from vision import UserError
-from vision import agricola as reader
+from vision.agricola import assemble, cut, locate, offboard, params, read, train, windows, geometry
 from vision.read import read_photo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,11 +40,11 @@ def test_models_load_and_are_small():
 
     total = sum((MODELS / f"{name}.onnx").stat().st_size for name in NAMES)
     assert total <= 3 * 2**20
-    assert list(classifier("agricola-spaces").heads) == list(reader.SPACE_HEADS)
-    seen = reader.label_counts(classifier("agricola-spaces"))       # for reading the counts under an even prior
-    assert all(len(seen[h]) == len(reader.SPACE_HEADS[h]) and min(seen[h]) > 0 for h in reader.ASSEMBLE.even_prior_heads)
-    assert classifier("agricola-fences").heads == {"fence": reader.FENCE_LABELS}
-    x, _ = reader.mask_input(np.zeros((300, 400, 3), np.uint8), reader.FIND.mask_long_side)
+    assert list(classifier("agricola-spaces").heads) == list(params.SPACE_HEADS)
+    seen = read.label_counts(classifier("agricola-spaces"))       # for reading the counts under an even prior
+    assert all(len(seen[h]) == len(params.SPACE_HEADS[h]) and min(seen[h]) > 0 for h in params.ASSEMBLE.even_prior_heads)
+    assert classifier("agricola-fences").heads == {"fence": params.FENCE_LABELS}
+    x, _ = locate.mask_input(np.zeros((300, 400, 3), np.uint8), params.FIND.mask_long_side)
     assert classifier("agricola-board").run(x).shape == (1, 1, x.shape[2] // 4, x.shape[3] // 4)
 
 
@@ -54,16 +54,16 @@ def seeded_crops():
     from dataclasses import replace
 
     rng = np.random.default_rng(4242)
-    return reader.flat_examples(8, rng, replace(reader.TRAINING, crowded=0.0))
+    return train.flat_examples(8, rng, replace(train.TRAINING, crowded=0.0))
 
 
 def test_space_model_accuracy_floor(seeded_crops):
     from vision.classify import classifier
 
     spaces, targets, white = seeded_crops[:3]
-    heads = classifier("agricola-spaces").predict_heads(reader.normalise_colour(spaces, white))
+    heads = classifier("agricola-spaces").predict_heads(cut.normalise_colour(spaces, white))
     right = np.ones(len(spaces), bool)
-    for i, head in enumerate(reader.SPACE_HEADS):
+    for i, head in enumerate(params.SPACE_HEADS):
         want = targets[:, i]
         right &= (want == -100) | (heads[head].probs.argmax(axis=1) == want)
     assert right.mean() >= SPACE_FLOOR, f"spaces read whole: {right.mean():.4f} < {SPACE_FLOOR}"
@@ -73,7 +73,7 @@ def test_fence_model_accuracy_floor(seeded_crops):
     from vision.classify import classifier
 
     fences, targets, white = seeded_crops[3:]
-    p = classifier("agricola-fences").predict_heads(reader.normalise_colour(fences, white))["fence"].probs
+    p = classifier("agricola-fences").predict_heads(cut.normalise_colour(fences, white))["fence"].probs
     accuracy = float((p.argmax(axis=1) == targets).mean())
     assert accuracy >= FENCE_FLOOR, f"fence edges: {accuracy:.4f} < {FENCE_FLOOR}"
 
@@ -86,7 +86,7 @@ def test_there_are_samples():
     for photo in SAMPLES:
         assert photo.stat().st_size < 2**20
         assert photo.with_suffix(".json").exists()
-    assert any(reader.side_values(str(p)) for p in SAMPLES)
+    assert any(offboard.side_values(str(p)) for p in SAMPLES)
 
 
 def wrong_elements(farm: agricola.Farm, truth: dict) -> list[str]:
@@ -117,7 +117,7 @@ def test_upside_down_photo_reads_the_same():
     photo = SAMPLES[1]
     upright = read_photo(photo, "agricola", use_saved=False)
     image = np.ascontiguousarray(cv2.imread(str(photo))[::-1, ::-1])
-    turned = read_photo(image, "agricola", side=reader.side_values(str(photo)))
+    turned = read_photo(image, "agricola", side=offboard.side_values(str(photo)))
     assert turned.state == upright.state
     assert np.abs(turned.corners - (np.array(image.shape[1::-1]) - 1 - upright.corners)).max() < 8
 
@@ -136,12 +136,12 @@ def test_debug_output(tmp_path):
 # What the photo cannot show: the side file and the options
 
 def sample_with_side():
-    return next(p for p in SAMPLES if reader.side_values(str(p)))
+    return next(p for p in SAMPLES if offboard.side_values(str(p)))
 
 
 def test_side_file_is_applied():
     photo = sample_with_side()
-    side = reader.side_values(str(photo))
+    side = offboard.side_values(str(photo))
     reading = read_photo(photo, "agricola", use_saved=False)
     farm = reading.state
     assert farm.card_points == side.get("card_points", 0)
@@ -159,23 +159,23 @@ def test_options_win_over_the_side_file(capsys):
                                  "--supply", "grain=0", "--cards", "boar=2", "--begging", "1")
     assert status == 0, err
     state = json.loads(out)["state"]
-    side = reader.side_values(str(photo))
+    side = offboard.side_values(str(photo))
     assert state["card_points"] == 11 and state["begging_cards"] == 1
     assert state["supply"] == {"grain": 0, "vegetables": side["supply"].get("vegetables", 0)}
     assert state["cards"]["boar"] == 2
 
 
 def test_off_board_values():
-    assert reader.off_board_values({"supply": {"grain": 1, "vegetables": 2}, "card_points": 3},
+    assert offboard.off_board_values({"supply": {"grain": 1, "vegetables": 2}, "card_points": 3},
                                    {"supply": {"grain": 5}}) == \
         {"supply": {"grain": 5, "vegetables": 2}, "card_points": 3}
-    assert reader.check_off_board({"game": "agricola", "bonus_points": -2}, "x") == {"bonus_points": -2}
+    assert offboard.check_off_board({"game": "agricola", "bonus_points": -2}, "x") == {"bonus_points": -2}
     with pytest.raises(UserError, match=r"^s.side.json: supply.grain: must be >= 0$"):
-        reader.check_off_board({"supply": {"grain": -1}}, "s.side.json")
+        offboard.check_off_board({"supply": {"grain": -1}}, "s.side.json")
     with pytest.raises(UserError, match="unknown field 'house'"):
-        reader.check_off_board({"house": "clay"}, "s.side.json")
+        offboard.check_off_board({"house": "clay"}, "s.side.json")
     with pytest.raises(UserError, match="--supply: 'grain=x': 'x' is not a whole number"):
-        reader.parse_pairs("grain=x", "--supply", ("grain", "vegetables"))
+        offboard.parse_pairs("grain=x", "--supply", ("grain", "vegetables"))
 
 
 # ---------------------------------------------------------------------------
@@ -221,9 +221,9 @@ def test_agricola_options_on_another_game(capsys):
 
 def confident(farm: agricola.Farm, sure: float = 0.995):
     """Classifier outputs that read ``farm`` with probability ``sure`` for every head and edge."""
-    probs = {h: np.full((15, len(v)), (1 - sure) / (len(v) - 1)) for h, v in reader.SPACE_HEADS.items()}
+    probs = {h: np.full((15, len(v)), (1 - sure) / (len(v) - 1)) for h, v in params.SPACE_HEADS.items()}
     for i, p in enumerate(POSITIONS):
-        for h, t in zip(reader.SPACE_HEADS, reader.space_targets(farm.farmyard[p], farm.farmyard.house)):
+        for h, t in zip(params.SPACE_HEADS, train.space_targets(farm.farmyard[p], farm.farmyard.house)):
             if t >= 0:
                 probs[h][i, t] = sure
     fence = np.array([sure if e in farm.farmyard.fences else 1 - sure for e in EDGES])
@@ -237,14 +237,14 @@ PASTURES = agricola.from_text("agricola stone Rp1Rp1FFg2Fv1/Rp1..Ss3.s1/R...c2.b
 
 def test_a_farm_read_surely_is_kept():
     assert not agricola.validate(PASTURES)
-    a = reader.assemble_farm(*confident(PASTURES))
+    a = assemble.assemble_farm(*confident(PASTURES))
     assert a.state == PASTURES and not a.findings and not a.flags and not a.changed
 
 
 def test_a_missing_fence_that_makes_the_farm_legal_is_preferred():
     probs, fence = confident(PASTURES)
     fence[EDGES.index(Edge("v", 1, 5))] = 0.3             # read as no fence, but not surely
-    a = reader.assemble_farm(probs, fence)
+    a = assemble.assemble_farm(probs, fence)
     assert a.state == PASTURES and not a.findings
     assert a.changed == {"fence:v:1,5": (False, True)}
     assert a.flags[0] == "fence:v:1,5" and a.confidences["fence:v:1,5"] <= 0.5
@@ -253,7 +253,7 @@ def test_a_missing_fence_that_makes_the_farm_legal_is_preferred():
 def test_a_fence_read_missing_fairly_surely_is_mended_where_a_warning_points_to_it():
     probs, fence = confident(PASTURES)
     fence[EDGES.index(Edge("v", 1, 5))] = 0.01            # sure enough not to be doubted by itself
-    a = reader.assemble_farm(probs, fence)
+    a = assemble.assemble_farm(probs, fence)
     assert a.state == PASTURES and not a.findings
     assert a.changed == {"fence:v:1,5": (False, True)} and "fence:v:1,5" in a.flags
 
@@ -263,24 +263,24 @@ def test_a_count_over_capacity_takes_its_second_reading():
     i = POSITIONS.index((2, 3))                            # 2 cattle, in a pasture for 2
     probs["animals"][i] = 0.001
     probs["animals"][i, 3], probs["animals"][i, 2] = 0.55, 0.40
-    a = reader.assemble_farm(probs, fence)
+    a = assemble.assemble_farm(probs, fence)
     assert a.state == PASTURES and "space:2,3" in a.changed and "space:2,3" in a.flags
 
 
 def test_a_sure_misreading_is_not_changed_but_its_warning_lowers_confidence():
     probs, fence = confident(PASTURES)
     fence[EDGES.index(Edge("h", 0, 0))] = 0.999            # a stray fence, read surely
-    a = reader.assemble_farm(probs, fence)
+    a = assemble.assemble_farm(probs, fence)
     assert not a.changed and [f.code for f in a.findings] == ["fences-enclose-nothing"]
     assert a.confidences["fence:h:0,0"] < 0.6 and "fence:h:0,0" in a.flags
 
 
 def test_turned_readings_are_the_right_way_up():
     probs, fence = confident(PASTURES)
-    turned_probs, turned_fence = reader.turn_readings(*reader.turn_readings(probs, fence))
+    turned_probs, turned_fence = assemble.turn_readings(*assemble.turn_readings(probs, fence))
     assert all((turned_probs[h] == probs[h]).all() for h in probs) and (turned_fence == fence).all()
     room = probs["kind"][:, 1].reshape(3, 5)
-    assert reader.upright(room) and not reader.upright(room[::-1, ::-1])
+    assert assemble.upright(room) and not assemble.upright(room[::-1, ::-1])
 
 
 # ---------------------------------------------------------------------------
@@ -297,17 +297,17 @@ def test_a_lock_a_space_over_is_moved_back(move):
     data, truth = render_jpeg("agricola", 31, megapixels=3, split="test")
     photo = decode_bytes(data)
     image, k = photo.image, photo.scale
-    mm = reader.board_corners_mm()
+    mm = windows.board_corners_mm()
     corners = (np.float32(truth["corners"]) + 0.5) / k - 0.5
     right = cv2.getPerspectiveTransform(mm, corners)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    wrong, lines = reader.lock_to_grid(gray, right @ reader.neighbour_moves()[move])
-    px_per_mm = np.linalg.norm(corners[1] - corners[0]) / reader.AGRICOLA.width_mm
+    wrong, lines = locate.lock_to_grid(gray, right @ locate.neighbour_moves()[move])
+    px_per_mm = np.linalg.norm(corners[1] - corners[0]) / geometry.AGRICOLA.width_mm
     off = lambda h: float(np.abs(cv2.perspectiveTransform(mm[None], h)[0] - corners).max()) / px_per_mm
     assert lines and off(wrong) > 30                      # millimetres: locked a space over
-    prob, kp = reader.board_mask(image)
+    prob, kp = locate.board_mask(image)
     to_mask = np.array([[kp, 0, 0.5 * kp - 0.5], [0, kp, 0.5 * kp - 0.5], [0, 0, 1]])
-    cover = lambda h: reader.mask_cover(prob, cv2.perspectiveTransform(mm[None], to_mask @ h)[0])
-    best = reader.Lock(reader.rectified_score(image, wrong), wrong, lines, True, right)
-    moved = reader._try_neighbours(gray, image, best, reader.FIND, cover)
+    cover = lambda h: locate.mask_cover(prob, cv2.perspectiveTransform(mm[None], to_mask @ h)[0])
+    best = locate.Lock(locate.rectified_score(image, wrong), wrong, lines, True, right)
+    moved = locate._try_neighbours(gray, image, best, params.FIND, cover)
     assert off(moved.h) < 3 and moved.score > best.score  # back where it belongs, and scoring more

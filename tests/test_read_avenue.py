@@ -30,9 +30,9 @@ def test_models_are_small():
 def seeded_pieces():
     """Pieces cut from 8 jittered flat sheets, handwriting from the held-out split; each cell
     in the reader's two looks (as it is, and the pen alone), read as the reader reads them."""
-    from vision.render import avenue as draw
+    from vision.avenue import render as draw
     from vision.train import jitter_sheet, random_rounds, sheet_labels
-    from vision.cells import cut_column, prepare_cells
+    from vision.avenue.cells import cut_column, prepare_cells
 
     rng = np.random.default_rng(12345)
     cells, cell_y, column, column_y = [], [], [], []
@@ -152,7 +152,7 @@ def test_readable_card():
 # scorelens template: a template for your own pad, from a photo of a blank sheet
 
 def test_template_from_a_blank_sheet(tmp_path):
-    from vision.render import avenue as draw
+    from vision.avenue import render as draw
     from vision.render.camera import encode_jpeg, photograph
 
     rng = np.random.default_rng(31)

@@ -20,8 +20,9 @@ import pytest
 
 from scoring import carcassonne as rules
 from vision import UserError
-from vision import carcassonne as reader
-from vision import carcassonne_calibrate as calibration
+from vision.carcassonne import (assemble, calibration as carc_calibration, classify, cut, decode, lattice, meeples, presence,
+                                read as carc_read, regions, track)
+from vision.carcassonne import calibrate as calibration
 from vision.read import read_photo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,8 +35,12 @@ def expected(photo: Path) -> dict:
 
 
 def test_docstring_examples():
-    result = doctest.testmod(reader, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 10 and result.failed == 0
+    attempted = 0
+    for module in (decode, regions, lattice, cut, meeples, classify, assemble, carc_calibration, presence, track, carc_read):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted > 10
 
 
 # ---------------------------------------------------------------------------
@@ -52,13 +57,13 @@ def truth_crops(seed: int, megapixels: float = 3.0, style: str | None = None):
     photo = decode_bytes(data, "rendered")
     g, origin = carcassonne_cell_map(truth, photo.scale)
     squares = [(t["x"] - origin[0], t["y"] - origin[1]) for t in truth["state"]["tiles"]]
-    labels = [f"{t['tile']}:{reader.canonical_rotation(t['tile'], t['rotation'])}" for t in truth["state"]["tiles"]]
-    return reader.cut_tiles(photo.image, g, squares), labels
+    labels = [f"{t['tile']}:{decode.canonical_rotation(t['tile'], t['rotation'])}" for t in truth["state"]["tiles"]]
+    return cut.cut_tiles(photo.image, g, squares), labels
 
 
 def test_tile_model_loads_and_reads_a_seeded_set():
-    model = reader.TileModel()
-    assert model.size == reader.CUT.size and len(model.labels) == 97
+    model = classify.TileModel()
+    assert model.size == cut.CUT.size and len(model.labels) == 97
     right = turned = total = 0
     for seed in (901, 902):
         crops, labels = truth_crops(seed)
@@ -73,14 +78,14 @@ def test_tile_model_loads_and_reads_a_seeded_set():
 
 
 def test_turning_a_crop_turns_the_reading():
-    model = reader.TileModel()
+    model = classify.TileModel()
     crops, labels = truth_crops(903)
     turned, want = [], []
     for crop, label in list(zip(crops, labels))[:8]:
-        name, rotation = reader.parse_label(label)
+        name, rotation = decode.parse_label(label)
         for k in range(4):
             turned.append(np.ascontiguousarray(np.rot90(crop, -k)))
-            want.append(f"{name}:{reader.canonical_rotation(name, (rotation + 90 * k) % 360)}")
+            want.append(f"{name}:{decode.canonical_rotation(name, (rotation + 90 * k) % 360)}")
     got = [model.labels[i] for i in model.predict(np.stack(turned)).probs.argmax(1)]
     assert sum(a == b for a, b in zip(got, want)) >= 0.9 * len(want)
 
@@ -96,7 +101,7 @@ def test_meeple_model_tells_standing_from_lying_and_sees_no_meeple_where_there_i
     from vision.render import render_jpeg
     from vision.train import carcassonne_meeple_crops
 
-    model = reader.MeepleModel()
+    model = classify.MeepleModel()
     right, total = np.zeros(3), np.zeros(3)
     for seed in (904, 905):
         data, truth = render_jpeg("carcassonne", seed, megapixels=4, split="test")
@@ -107,15 +112,15 @@ def test_meeple_model_tells_standing_from_lying_and_sees_no_meeple_where_there_i
             right[pose] += ((got == pose) & (labels == pose)).sum()
             total[pose] += (labels == pose).sum()
     assert total.min() >= 5, total
-    assert (right / total >= 0.9).all(), dict(zip(reader.POSES, zip(right, total)))
-    assert (Path(reader.__file__).parent.parent / "models" / "carcassonne-meeples.onnx").stat().st_size < 512 * 1024
+    assert (right / total >= 0.9).all(), dict(zip(classify.POSES, zip(right, total)))
+    assert (Path(carc_read.__file__).parents[2] / "models" / "carcassonne-meeples.onnx").stat().st_size < 512 * 1024
 
 
 def sure_cell(label: str, meeple_at=None, meeple_class: int = 3):
     """A square read surely as ``label``, with a meeple (class ``meeple_class`` of the meeple map:
     3 is blue standing, 4 blue lying) on the 2 x 2 map cells from ``meeple_at`` (row, column)."""
     p = np.zeros(97)
-    p[reader.tile_labels().index(label)] = 0.99
+    p[decode.tile_labels().index(label)] = 0.99
     p[0] = 0.01
     m = np.zeros((11, 12, 12))
     m[0] = 1
@@ -130,9 +135,9 @@ def test_a_sure_pose_puts_a_meeple_beside_a_field_on_the_field():
     farmer in that field; standing, it stays on the road; surely no meeple, it is dropped."""
     seen = sure_cell("D:0", meeple_at=(6, 6), meeple_class=4)      # blue; its pose on the map: lying
     features = {}
-    for pose in reader.POSES:
-        probs = np.eye(3)[reader.POSES.index(pose)] * 0.98 + 0.01
-        a = reader.assemble_layout({(0, 0): seen}, reader.tile_labels(),
+    for pose in classify.POSES:
+        probs = np.eye(3)[classify.POSES.index(pose)] * 0.98 + 0.01
+        a = assemble.assemble_layout({(0, 0): seen}, decode.tile_labels(),
                                    poses=lambda at, probs=probs: (np.tile(probs, (len(at), 1)), np.zeros((len(at), 2))))
         features[pose] = [m.feature.split(":")[0] for m in a.layout.meeples]
     assert features == {"none": [], "standing": ["road"], "lying": ["field"]}
@@ -144,7 +149,7 @@ def test_the_foot_the_meeple_model_finds_moves_the_meeple():
     cells = {(0, 0): sure_cell("U:90", meeple_at=(5, 9)), (1, 0): sure_cell("U:90")}   # a straight road, west to east
     standing = np.array([0.01, 0.98, 0.01])
     for foot, square in ((0.0, (0, 0)), (0.15, (1, 0))):
-        a = reader.assemble_layout(cells, reader.tile_labels(),
+        a = assemble.assemble_layout(cells, decode.tile_labels(),
                                    poses=lambda at, f=foot: (np.tile(standing, (len(at), 1)), np.tile([f, 0.0], (len(at), 1))))
         assert [(m.x, m.y, m.feature.split(":")[0]) for m in a.layout.meeples] == [(*square, "road")]
 
@@ -156,10 +161,10 @@ def test_a_faint_peak_is_a_meeple_only_where_the_meeple_model_is_sure():
     m[0, 5:7, 3:5], m[3, 5:7, 3:5] = 0.7, 0.3            # a faint blue standing meeple on the road
     for none, found in ((0.01, 1), (0.3, 0)):
         probs = np.array([none, 1 - none - 0.01, 0.01])
-        a = reader.assemble_layout({(0, 0): (p, m, None)}, reader.tile_labels(),
+        a = assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels(),
                                    poses=lambda at, probs=probs: (np.tile(probs, (len(at), 1)), np.zeros((len(at), 2))))
         assert len(a.layout.meeples) == found
-    assert not reader.assemble_layout({(0, 0): (p, m, None)}, reader.tile_labels()).layout.meeples   # the map alone
+    assert not assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels()).layout.meeples   # the map alone
 
 
 # ---------------------------------------------------------------------------
@@ -172,7 +177,7 @@ def test_decoder_takes_the_second_guess_where_the_first_breaks_an_edge_and_flags
     def cell(*pairs):
         p = empty.copy()
         for label, q in pairs:
-            p[reader.tile_labels().index(label)] = q
+            p[decode.tile_labels().index(label)] = q
         p[0] = 1 - p.sum()
         no_meeples = np.zeros((11, 12, 12))
         no_meeples[0] = 1
@@ -182,7 +187,7 @@ def test_decoder_takes_the_second_guess_where_the_first_breaks_an_edge_and_flags
              (0, -1): cell(("E:180", 0.95)), (2, 0): cell(("V:90", 0.96))}
     for sq in [(-1, 0), (0, 1), (1, 1), (1, -1), (2, 1), (2, -1), (3, 0), (-1, -1), (0, -2), (1, -2)]:
         cells.setdefault(sq, cell())
-    a = reader.assemble_layout(cells, reader.tile_labels())
+    a = assemble.assemble_layout(cells, decode.tile_labels())
     placed = {(p.x, p.y): (p.tile, p.rotation) for p in a.layout.tiles}
     assert placed[(1, 1)] == ("U", 90)          # lattice (1, 0) is (1, 1) once (0, -1) is the top row
     assert a.changed == {"tile:1,1": ("U:0", "U:90")}
@@ -196,8 +201,8 @@ def test_a_meeple_on_a_pennant_city_makes_its_tile_doubtful_where_the_model_wave
     twin shares), it is not."""
     for tile, twin_p, sure in (("O", 0.05, False), ("O", 0.0, True), ("D", 0.0, True)):
         p, m, _ = sure_cell(f"{tile}:0", meeple_at=(1, 5))          # near the north edge: the city
-        p[reader.tile_labels().index("P:0")] = twin_p
-        a = reader.assemble_layout({(0, 0): (p, m, None)}, reader.tile_labels())
+        p[decode.tile_labels().index("P:0")] = twin_p
+        a = assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels())
         assert [m.feature for m in a.layout.meeples] == ["city:N"]
         assert ("tile:0,0" not in a.flags) == sure and (a.confidences["tile:0,0"] > 0.9) == sure, (tile, twin_p)
 
@@ -205,13 +210,13 @@ def test_a_meeple_on_a_pennant_city_makes_its_tile_doubtful_where_the_model_wave
 def test_decoder_keeps_the_box_count():
     # three tiles read as C (the box holds one): the second guesses win for all but the surest
     cands = {(x, 0): [(("C", 0), 0.6 - 0.01 * x), (("R", 0), 0.3)] for x in range(3)}
-    d = reader.decode_layout(cands)
+    d = decode.decode_layout(cands)
     assert sorted(c for c in d.tiles.values()).count(("C", 0)) == 1
     assert len(d.changed) == 2
 
 
 def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
-    from vision.render import carcassonne as art
+    from vision.carcassonne import render as art
 
     cat = rules.load_catalogue()
     for name, tile in cat.items():
@@ -219,7 +224,7 @@ def test_feature_regions_agree_with_where_the_renderer_puts_meeples():
         for rotation in rules.ROTATIONS:
             for j, part in enumerate(tile.parts_at(rotation)):
                 x, y = art._turn(drawn.spots[j], rotation)
-                got = reader.feature_at(name, rotation, x / art.T, y / art.T, lying=part.kind == "field")
+                got = regions.feature_at(name, rotation, x / art.T, y / art.T, lying=part.kind == "field")
                 assert got == part.ref, (name, rotation, part.ref)
 
 
@@ -236,7 +241,7 @@ def test_sample_reads_to_its_expected_scores(photo):
     from vision.bench import same_state
 
     want = expected(photo)
-    reading = read_photo(photo, "carcassonne", use_saved=False, **reader.track_options(photo))  # the side file's track
+    reading = read_photo(photo, "carcassonne", use_saved=False, **track.track_options(photo))  # the side file's track
     assert reading.card.totals == want["totals"]
     # every tile and meeple, the layout turned and moved onto the expected one (a layout has no "up")
     assert same_state("carcassonne", rules.from_dict(want["state"]), reading.state)
@@ -263,7 +268,7 @@ def test_track_from_the_option_and_from_the_side_file(tmp_path):
     copy = tmp_path / "layout.jpg"
     copy.write_bytes(photo.read_bytes())
     (tmp_path / "layout.side.json").write_text(json.dumps({"track": {"red": 7, "blue": 3}}))
-    options = reader.track_options(copy)
+    options = track.track_options(copy)
     side = read_photo(copy, "carcassonne", use_saved=False, **options)
     assert side.card.totals["red"] == plain.card.totals["red"] + 7
     assert "blue" in side.card.totals
@@ -289,12 +294,12 @@ def test_calibration_improves_the_unseen_art(tmp_path, monkeypatch):
     photo = SAMPLES / "carcassonne-unseen-1.jpg"
     want = rules.from_dict(expected(photo)["state"])
     tiles_right = lambda reading: compare("carcassonne", want, reading.state)["tile"][0]
-    before = crops_right(reader.TileModel()), tiles_right(read_photo(photo, "carcassonne", use_saved=False,
+    before = crops_right(classify.TileModel()), tiles_right(read_photo(photo, "carcassonne", use_saved=False,
                                                                       calibration=False))
     report = calibration.calibrate(SAMPLES / "carcassonne-calibration-unseen.jpg")
-    assert Path(report["written"]) == reader.calibration_path() and reader.calibration_path().is_file()
+    assert Path(report["written"]) == carc_calibration.calibration_path() and carc_calibration.calibration_path().is_file()
     assert report["reread"] == 24 and report["fit_after"] >= report["fit_before"]   # it reads its own photo again
-    after = (crops_right(reader.TileModel(calibration=reader.load_calibration())),
+    after = (crops_right(classify.TileModel(calibration=carc_calibration.load_calibration())),
              tiles_right(read_photo(photo, "carcassonne", use_saved=False)))
     assert len(labels) >= 150
     assert after[0] > before[0] and after[1] >= before[1], (before, after)

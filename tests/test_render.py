@@ -11,7 +11,7 @@ import pytest
 from scoring import avenue
 from vision.geometry import AVENUE
 from vision.render import camera, handwriting, photo_seed, random_state, render, render_jpeg
-from vision.render import avenue as avenue_art
+from vision.avenue import render as avenue_art
 
 
 def test_same_seed_same_bytes():
@@ -185,7 +185,7 @@ def test_truth_of_other_games(game):
 
 def test_carcassonne_styles_differ():
     from scoring import carcassonne
-    from vision.render import carcassonne as art
+    from vision.carcassonne import render as art
 
     tile = carcassonne.load_catalogue()["D"]
     drawn = {name: art.draw_tile(tile, art.STYLES[name], 3.0, np.random.default_rng(0)).image.astype(int)
@@ -201,7 +201,7 @@ def test_a_meeple_on_a_city_stands_in_its_middle_clear_of_the_pennant():
     """On a city over two or three edges the meeple stands deep inside (not against the wall, where
     a road or field begins), off the pennant, and where the twin without a pennant has it too."""
     from scoring import carcassonne
-    from vision.render import carcassonne as art
+    from vision.carcassonne import render as art
 
     cat = carcassonne.load_catalogue()
     spots = {}
@@ -237,9 +237,9 @@ def test_same_bytes_in_another_process():
     assert out.split() == here
 
 
-@pytest.mark.parametrize("module", ["vision.render", "vision.render.camera", "vision.render.avenue",
-                                    "vision.render.agricola", "vision.render.carcassonne", "vision.render.draw",
-                                    "vision.render.handwriting", "vision.render.proxy.avenue", "vision.bench"])
+@pytest.mark.parametrize("module", ["vision.render", "vision.render.camera", "vision.avenue.render",
+                                    "vision.agricola.render", "vision.carcassonne.render", "vision.render.draw",
+                                    "vision.render.handwriting", "vision.avenue.proxy", "vision.bench"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -59,7 +59,7 @@ FLAGS = ["cell:0,6", "round:2"]
 def fake_reader(misread: dict[str, object]):
     """A reader that reads ``misread`` wrongly, flags FLAGS and is unsure of cell:4,4."""
     def read(path, game, **_):
-        from vision.read import Reading
+        from vision.reading import Reading
 
         sheet = avenue.from_dict(json.loads((SAMPLES / "avenue-1.json").read_text()))
         data = avenue.to_dict(sheet)

@@ -86,7 +86,7 @@ def blank_picture(game: str, data: dict) -> np.ndarray:
 def stand_in(game: str, truth: dict, misread: dict, flags: list[str]):
     """A reader that reads ``truth`` with ``misread`` elements wrong, and flags ``flags``."""
     def read(path, game_, **_):
-        from vision.read import Reading
+        from vision.reading import Reading
 
         module = scoring.game_module(game)
         data = truth

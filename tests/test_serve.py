@@ -24,7 +24,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 def stand_in(path, game, **_):
     """A reader that reads every photo as the sample sheet, flagging one cell."""
     import scoring
-    from vision.read import Reading
+    from vision.reading import Reading
 
     module = scoring.game_module("avenue")
     state = module.from_dict(json.loads((SAMPLES / "avenue-1.json").read_text()))

@@ -35,8 +35,8 @@ def test_docstring_examples():
 def test_a_blank_proxy_sheet(layout):
     """Another printer's pad (the foreign proxy's print: gabled houses with letter tags, towers,
     berry triangles), its own camera: the layout comes back, and any cell still wrong is noted."""
-    from vision.render import avenue as draw
-    from vision.render.proxy import avenue as proxy
+    from vision.avenue import render as draw
+    from vision.avenue import proxy as proxy
 
     rng = np.random.default_rng([120, 7])
     truth = avenue.DEFAULT_TEMPLATE if layout == "default" else draw.random_template(rng)
@@ -50,7 +50,7 @@ def test_a_blank_proxy_sheet(layout):
 
 def test_a_shadow_invents_no_grapes_or_castles():
     """Our own art, half the sheet in a hard shadow: no grapes or castles where none are printed."""
-    from vision.render import avenue as draw
+    from vision.avenue import render as draw
     from vision.render.camera import photograph
 
     rng = np.random.default_rng(41)

@@ -11,16 +11,17 @@ import pytest
 
 from scoring import avenue
 from vision import UserError
-from vision.assemble import assemble_avenue
-from vision.cells import cut_cells, cut_column
+from vision.avenue.assemble import assemble_avenue
+from vision.avenue.cells import cut_cells, cut_column
 from vision.geometry import AVENUE
-from vision.locate import locate_sheet, order_clockwise
+from vision.avenue.locate import locate_sheet
 from vision.photo import decode_bytes, jpeg_info
-from vision.rectify import corners_homography, grid_intersections, rectify_sheet
+from vision.avenue.rectify import grid_intersections, rectify_sheet
+from vision.quad import corners_homography, order_clockwise
 
 
 def flat_sheet(seed=0, ppm=6.0):
-    from vision.render import avenue as draw
+    from vision.avenue import render as draw
 
     rng = np.random.default_rng(seed)
     return draw.draw_sheet(draw.random_state(rng), rng, px_per_mm=ppm)
@@ -123,8 +124,8 @@ def test_assemble_flags_and_prefers_consistent_reading():
     assert set(a.confidences) == set(readings)
 
 
-@pytest.mark.parametrize("name", ["vision.photo", "vision.locate", "vision.rectify", "vision.cells",
-                                  "vision.classify", "vision.assemble"])
+@pytest.mark.parametrize("name", ["vision.photo", "vision.avenue.locate", "vision.avenue.rectify", "vision.avenue.cells",
+                                  "vision.classify", "vision.avenue.assemble"])
 def test_stage_docstring_examples(name):
     import doctest
     import importlib
@@ -167,7 +168,7 @@ def test_a_shadow_across_the_sheet_is_not_ink_after_evening_the_light():
 
 
 def test_print_shared_by_the_farms_is_divided_out_and_a_road_over_it_stays():
-    from vision.cells import print_groups, remove_print
+    from vision.avenue.cells import print_groups, remove_print
 
     cells = np.full((42, 40, 40), 240, np.uint8)
     farms = next(g for g in print_groups(avenue.DEFAULT_TEMPLATE) if len(g) == 6)

@@ -159,7 +159,7 @@ def _carcassonne_canonical(layout):
     """Every tile at its smallest equivalent rotation, meeples' features renamed to match: a
     straight road turned half round is the same placement (vision.carcassonne.canonical_rotation),
     and a photo of it cannot tell the two apart."""
-    from vision.carcassonne import canonical_layout
+    from vision.carcassonne.decode import canonical_layout
 
     return canonical_layout(layout)
 
@@ -168,7 +168,7 @@ def _align_carcassonne(truth, read):
     """The read layout turned and shifted onto the truth's frame (a layout has no 'up'), in canonical form."""
     from dataclasses import replace
 
-    from vision.carcassonne import canonical_rotation
+    from vision.carcassonne.decode import canonical_rotation
 
     if not read.tiles or not truth.tiles:
         return read

@@ -80,7 +80,7 @@ def cmd_score(args) -> int:
 
 
 # ---------------------------------------------------------------------------
-# scorelens read, scorelens template: the work is in vision/read.py and vision/template.py
+# scorelens read, scorelens template: the work is in vision/read.py and vision/avenue/template.py
 
 def cmd_read(args) -> int:
     from vision import read
@@ -89,7 +89,7 @@ def cmd_read(args) -> int:
 
 
 def cmd_template(args) -> int:
-    from vision import template
+    from vision.avenue import template
 
     return template.cmd_template(args)
 
@@ -117,12 +117,12 @@ def cmd_learn(args) -> int:
 
 def cmd_calibrate(args) -> int:
     if args.game == "agricola":
-        from vision import agricola_calibrate
+        from vision.agricola import calibrate
 
-        return agricola_calibrate.cmd_calibrate(args)
-    from vision import carcassonne_calibrate
+        return calibrate.cmd_calibrate(args)
+    from vision.carcassonne import calibrate
 
-    return carcassonne_calibrate.cmd_calibrate(args)
+    return calibrate.cmd_calibrate(args)
 
 
 # ---------------------------------------------------------------------------

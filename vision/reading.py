@@ -9,6 +9,7 @@ takes it as it is. ``to_dict()`` is its JSON form.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,3 +58,19 @@ class Reading:
             "models": dict(self.models),
             "adapted": list(self.adapted),
         }
+
+
+class _Clock:
+    """Stage timings in milliseconds."""
+
+    def __init__(self):
+        self.times: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.times[stage] = (now - self._t) * 1000.0
+        self._t = now
+
+    def total(self) -> dict[str, float]:
+        return {**self.times, "total": sum(self.times.values())}

@@ -203,7 +203,7 @@ def _free_frame(data: dict, params: ReviewParams = PARAMS) -> LayoutFrame:
 
 @lru_cache(maxsize=4096)
 def _feature_point(tile: str, rotation: int, feature: str, expansions: tuple[str, ...]) -> tuple[float, float]:
-    from vision.carcassonne import _feature_point as point
+    from vision.carcassonne.read import _feature_point as point
 
     return point(tile, rotation, feature, expansions)
 
@@ -236,8 +236,8 @@ def carcassonne_boxes(data: dict, frame: LayoutFrame) -> dict[str, Box]:
 
 
 def _avenue_windows(rectified: np.ndarray) -> dict[str, Box]:
-    """The windows the Avenue classifiers read (:mod:`vision.cells`: each box with its margin)."""
-    from vision import cells
+    """The windows the Avenue classifiers read (:mod:`vision.avenue.cells`: each box with its margin)."""
+    from vision.avenue import cells
     from vision.geometry import AVENUE
 
     s = rectified.shape[1] / AVENUE.width_mm
@@ -474,7 +474,7 @@ def tile_pictures(expansions: tuple[str, ...] = ("base",), size: int = PARAMS.pi
     (['city:E', 'road:S', 'field:S.l', 'field:S.r'], 24, 'aaaaaaaa')
     """
     from scoring import carcassonne as rules
-    from vision.carcassonne import part_map
+    from vision.carcassonne.regions import part_map
 
     tiles = {}
     for name, tile in rules.load_catalogue(expansions).items():

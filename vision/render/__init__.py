@@ -1,7 +1,7 @@
 """Synthetic photos of finished boards, with exact ground truth.
 
 :func:`render` plays a random legal game (the state is the scoring core's own
-type), draws the flat board in our own art (``vision.render.avenue``,
+type), draws the flat board in our own art (``vision.avenue.render``,
 ``.agricola``, ``.carcassonne``), photographs it with the camera model
 (:mod:`vision.render.camera`) and returns the photo with its truth:
 
@@ -48,10 +48,10 @@ MAX_PPM, MIN_PPM = 12.0, 3.0
 
 
 def game_renderer(game: str):
-    """The drawing module of ``game`` (``vision.render.avenue`` ...)."""
+    """The drawing module of ``game`` (``vision.avenue.render`` ...)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}, expected one of {', '.join(GAMES)}")
-    return importlib.import_module(f"vision.render.{game}")
+    return importlib.import_module(f"vision.{game}.render")
 
 
 def random_state(game: str, rng: np.random.Generator, **options):
@@ -116,7 +116,7 @@ def _render_proxy_jpeg(game: str, seed: int, state, rng: np.random.Generator, me
     ``elements`` (name -> photo box), ``camera`` (a dict of what it drew) and
     ``jpeg_quality``.
     """
-    proxy = importlib.import_module(f"vision.render.proxy.{game}")
+    proxy = importlib.import_module(f"vision.{game}.proxy")
     mp = CAMERA.megapixels if megapixels is None else megapixels
     shot = proxy.photograph(state, rng, megapixels=mp, split=split, **options)
     photo = shot["photo"]

@@ -1,6 +1,6 @@
 """Stage 2: warp the photo onto the sheet's own frame, at a fixed scale.
 
-The four corners from :mod:`vision.locate` give a first homography from
+The four corners from :mod:`vision.avenue.locate` give a first homography from
 sheet millimetres to photo pixels. The rectified image is then searched for
 the printed grid's intersections, each near where the geometry puts it, and
 the homography is corrected by a RANSAC fit to those found: corners from a
@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import AVENUE, AvenueSheet
+from vision.quad import corners_homography, warp
 
 
 def line_response(gray: np.ndarray, width_px: int = 5) -> np.ndarray:
@@ -57,24 +58,6 @@ class Rectified:
     px_per_mm: float
     grid_points: int                # intersections that agreed with the fit (0: not refined)
     residual_mm: float              # their median distance from the fit
-
-
-def corners_homography(corners: np.ndarray, width_mm: float, height_mm: float) -> np.ndarray:
-    """The homography from sheet millimetres to the pixels of the TL TR BR BL ``corners``."""
-    src = np.array([[0, 0], [width_mm, 0], [width_mm, height_mm], [0, height_mm]], np.float32)
-    return cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32))
-
-
-def warp(image: np.ndarray, h_mm_to_img: np.ndarray, width_mm: float, height_mm: float,
-         px_per_mm: float) -> np.ndarray:
-    """Sample ``image`` on the sheet frame: the rectified picture."""
-    s = px_per_mm
-    # rectified pixel (x, y) -> mm ((x + 0.5) / s, (y + 0.5) / s) -> image
-    px_to_mm = np.array([[1 / s, 0, 0.5 / s], [0, 1 / s, 0.5 / s], [0, 0, 1]])
-    size = (int(round(width_mm * s)), int(round(height_mm * s)))
-    return cv2.warpPerspective(image, h_mm_to_img @ px_to_mm, size,
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
 
 
 def rectify_sheet(image: np.ndarray, corners: np.ndarray, geometry: AvenueSheet = AVENUE,

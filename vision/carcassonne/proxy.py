@@ -1,6 +1,6 @@
 """The foreign proxy for Carcassonne: a published-looking tile set, photographed on a table.
 
-Written apart from the training renderer (:mod:`vision.render.carcassonne`,
+Written apart from the training renderer (:mod:`vision.carcassonne.render`,
 :mod:`vision.render.camera`): it shares no drawing code with them, only the
 game (the state comes from the training renderer's ``random_state``: the
 game, not the art) and the tile's size. No training run and no tuning
@@ -34,7 +34,7 @@ What it draws, unlike the training art:
 (:data:`vision.carcassonne.CALIBRATION_ROWS`, north up) in the same art.
 
 >>> import numpy as np
->>> from vision.render import carcassonne as game
+>>> from vision.carcassonne import render as game
 >>> rng = np.random.default_rng(3)
 >>> shot = photograph(game.random_state(rng, n_tiles=6), rng, megapixels=0.5)
 >>> shot["photo"].dtype, len(shot["corners"]), 60 <= shot["jpeg_quality"] <= 95

@@ -16,7 +16,7 @@ The sheet is found in three steps:
    one rotation of a landscape sheet matches; cards, boards and the table
    match nothing, and a sheet reaching out of the frame scores nothing.
 3. **Check.** The best few are corrected by the printed grid's crossings
-   (:func:`refine_find`, with :mod:`vision.rectify`) and scored again on
+   (:func:`refine_find`, with :mod:`vision.avenue.rectify`) and scored again on
    the rectified sheet; the best is taken if it scores ``min_score``, or if
    its grid was plainly found (a blurred photo).
 
@@ -31,13 +31,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
 
 import cv2
 import numpy as np
 
 from vision.geometry import AVENUE, AvenueSheet
-from vision.rectify import Rectify, corners_homography, line_response, refine_by_grid, warp
+from vision.quad import corners_homography, fit_quad, refine_corners, warp
+from vision.avenue.rectify import Rectify, line_response, refine_by_grid
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def _check_finds(found, full: np.ndarray, layout: Layout, params: Locate, strict
 
 
 def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm: float = 3.0):
-    """Correct a find by the printed grid (see :mod:`vision.rectify`) and score it on the
+    """Correct a find by the printed grid (see :mod:`vision.avenue.rectify`) and score it on the
     rectified sheet: ``(score, corners, grid crossings found, their median residual in mm)``,
     or None where no grid is found."""
     params = Rectify(px_per_mm=px_per_mm)
@@ -318,89 +318,6 @@ def _dedupe(found, tol: float = 6.0):
         if any(rect == r and np.abs(quad - q).max() < tol for q, r in out):
             continue
         out.append((quad, rect))
-    return out
-
-
-def order_clockwise(points: np.ndarray) -> np.ndarray:
-    """Sort four points clockwise (as seen in the image, y down), starting top-left-most.
-
-    >>> order_clockwise(np.array([[10, 10], [0, 10], [0, 0], [10, 0]], np.float32)).tolist()
-    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
-    """
-    pts = np.asarray(points, np.float32).reshape(4, 2)
-    centre = pts.mean(axis=0)
-    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    pts = pts[np.argsort(angles)]
-    start = int(np.argmin(pts.sum(axis=1)))
-    return np.roll(pts, -start, axis=0)
-
-
-def fit_quad(contour: np.ndarray) -> np.ndarray | None:
-    """The quadrilateral that best outlines a contour, or None.
-
-    The convex hull is simplified; if that does not give four corners, the
-    four hull vertices enclosing the largest area are taken (this keeps a
-    sheet whose outline is bumped by an object lying on its edge).
-    """
-    hull = cv2.convexHull(contour)
-    peri = cv2.arcLength(hull, True)
-    for eps in (0.01, 0.02, 0.03, 0.05):
-        approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4:
-            return order_clockwise(approx.reshape(4, 2))
-        if len(approx) < 4:
-            break
-    approx = cv2.approxPolyDP(hull, 0.005 * peri, True).reshape(-1, 2).astype(np.float32)
-    if len(approx) < 4:
-        return None
-    if len(approx) > 14:
-        approx = cv2.approxPolyDP(hull, 0.015 * peri, True).reshape(-1, 2).astype(np.float32)
-    if len(approx) < 4:
-        return None
-    idx = np.array(list(combinations(range(len(approx)), 4)))
-    p = approx[idx]                                     # (n, 4, 2), in hull order
-    x, y = p[..., 0], p[..., 1]
-    area = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
-    return order_clockwise(p[int(np.argmax(area))])
-
-
-def refine_corners(quad: np.ndarray, contour: np.ndarray, band: float = 0.02) -> np.ndarray:
-    """Move a quad's corners onto the intersections of lines fitted to its sides.
-
-    Each side's line is fitted to the contour points that lie near it and
-    away from its ends; a side with too few such points is kept as it is.
-    """
-    pts = contour.reshape(-1, 2).astype(np.float32)
-    size = np.linalg.norm(quad[2] - quad[0])
-    lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        if length < 1:
-            return quad
-        u = d / length
-        n = np.array([-u[1], u[0]])
-        rel = pts - a
-        t = rel @ u
-        dist = np.abs(rel @ n)
-        keep = (t > 0.1 * length) & (t < 0.9 * length) & (dist < max(2.0, band * size))
-        if keep.sum() >= 8:
-            vx, vy, x0, y0 = cv2.fitLine(pts[keep], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-            lines.append((np.array([x0, y0]), np.array([vx, vy])))
-        else:
-            lines.append((a, u))
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        m = np.array([d1, -d2]).T
-        if abs(np.linalg.det(m)) < 1e-6:
-            return quad
-        t = np.linalg.solve(m, p2 - p1)
-        out.append(p1 + t[0] * d1)
-    out = np.array(out, np.float32)
-    if np.abs(out - quad).max() > 0.05 * size:   # the fit went astray
-        return quad
     return out
 
 

@@ -1,6 +1,6 @@
 """Avenue's foreign proxy: another printer's pad, other people's pens and hands, a kitchen table.
 
-Written apart from :mod:`vision.render.avenue` and :mod:`vision.render.camera`;
+Written apart from :mod:`vision.avenue.render` and :mod:`vision.render.camera`;
 it shares only the printed layout's measurements (:data:`vision.geometry.AVENUE`),
 which every real pad of the default layout shares too. Everything else is its
 own:
@@ -23,7 +23,7 @@ own:
 Nothing here is imported by training; ``vision.train`` refuses the proxy.
 
 >>> import numpy as np
->>> from vision.render import avenue as training
+>>> from vision.avenue import render as training
 >>> rng = np.random.default_rng(3)
 >>> shot = photograph(training.random_state(rng), rng, megapixels=1.0)
 >>> shot["photo"].dtype, len(shot["corners"]), "cell:0,0" in shot["elements"]
@@ -678,7 +678,7 @@ def photograph(sheet: avenue.Sheet, rng: np.random.Generator, megapixels=12.0, s
         elements[name] = [round(float(lo[0]), 1), round(float(lo[1]), 1), round(float(hi[0]), 1), round(float(hi[1]), 1)]
     return {"photo": photo, "corners": corners, "elements": elements, "jpeg_quality": int(rng.integers(72, 93)),
             "camera": cam | drawn | {"light": kinds, "group": drawn["road_pen"],
-                       "renderer": "vision.render.proxy.avenue"}}
+                       "renderer": "vision.avenue.proxy"}}
 
 
 def _element_boxes() -> dict:

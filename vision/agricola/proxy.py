@@ -1,6 +1,6 @@
 """The foreign Agricola proxy: a player's own farmyard, photographed at home.
 
-Written apart from the training renderer (:mod:`vision.render.agricola`,
+Written apart from the training renderer (:mod:`vision.agricola.render`,
 :mod:`vision.render.camera`): it shares no drawing code with them, only the
 game (the farm drawn by the training renderer's ``random_state``) and the
 nominal geometry of :data:`vision.geometry.AGRICOLA` (fence lines 50 mm
@@ -33,7 +33,7 @@ What it draws, with its own pinhole camera and its own light:
 a print with other margins they lie inside or outside the cardboard's edge.
 
 >>> import numpy as np
->>> from vision.render import agricola as game
+>>> from vision.agricola import render as game
 >>> rng = np.random.default_rng(3)
 >>> shot = photograph(game.random_state(rng), rng, megapixels=0.5)
 >>> shot["photo"].dtype, len(shot["corners"]), sorted(shot["camera"])[:3]
@@ -814,7 +814,7 @@ def set_look(seed: int) -> SetLook:
 #: The calibration layout (``docs/calibration.md``), the board as printed (the starting rooms'
 #: column on the left): space (row, column) -> what lies on it; the rest is bare meadow.
 #: Fences: the edges named in :data:`CALIBRATION_FENCES`. The reader keeps its own copy
-#: (``vision.agricola_calibrate.LAYOUT``); a test checks the two agree.
+#: (``vision.agricola.calibration.LAYOUT``); a test checks the two agree.
 CALIBRATION_LAYOUT = {(0, 0): "wood", (0, 1): "clay", (0, 2): "stone", (0, 3): "field",
                       (1, 0): "sheep", (1, 1): "boar", (1, 2): "cattle", (1, 3): "stable",
                       (2, 0): "person", (2, 1): "grain", (2, 2): "vegetables"}

@@ -42,11 +42,11 @@ import numpy as np
 from scoring import avenue
 from vision import UserError
 from vision import photo as photo_stage
-from vision.cells import PRINTED_CUT, cut, cut_cells
+from vision.avenue.cells import PRINTED_CUT, cut, cut_cells
 from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE, AvenueSheet
-from vision.read import locate_avenue
-from vision.rectify import rectify_sheet
+from vision.avenue.read import locate_avenue
+from vision.avenue.rectify import rectify_sheet
 
 PRINTED_MODEL = "avenue-printed"
 LETTER_MODEL = "avenue-column"

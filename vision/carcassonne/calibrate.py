@@ -16,12 +16,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from scoring import carcassonne as rules
-from vision.carcassonne import (CALIBRATE, CALIBRATION_ROWS, CUT, EMPTY, LATTICE, MODELS, PRESENCE, Calibrate,
-                                Calibration, CarcassonneModels, LatticeFit, Presence, TileModel, _apply,
-                                _components, _grid_orientations, _jitter, _model_sha256, _opponent,
-                                calibration_path, canonical_rotation, cut_tiles, find_lattice, layout_map,
-                                look_closer, normalise_tiles, parse_label, pixel_features, read_layout,
-                                relattice, table_palette, unlike_table)
+from vision.carcassonne.assemble import _components
+from vision.carcassonne.calibration import CALIBRATE, CALIBRATION_ROWS, Calibrate, Calibration, _grid_orientations, _model_sha256, calibration_path, pixel_features
+from vision.carcassonne.classify import MODELS, CarcassonneModels, TileModel
+from vision.carcassonne.cut import CUT, _apply, _jitter, cut_tiles, normalise_tiles
+from vision.carcassonne.decode import EMPTY, canonical_rotation, parse_label
+from vision.carcassonne.lattice import LATTICE, LatticeFit, find_lattice, layout_map, look_closer, relattice
+from vision.carcassonne.presence import PRESENCE, Presence, _opponent, table_palette, unlike_table
+from vision.carcassonne.read import read_layout
 # ---------------------------------------------------------------------------
 # The calibration photo, found by its geometry
 

@@ -1,0 +1,611 @@
+"""Stage 1 of the Agricola reader: find the farmyard board, and lock its outline to the printed grid.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, NamedTuple
+
+import cv2
+import numpy as np
+
+from vision.geometry import AGRICOLA, AgricolaBoard
+from vision.quad import fit_quad, refine_corners
+from vision.quad import warp
+from vision.agricola.params import AgricolaModels, FIND, FindBoard, MODELS
+from vision.agricola.windows import board_corners_mm, crossings
+
+
+# ---------------------------------------------------------------------------
+# Stage 1: find the board
+
+def shrink_to(image: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
+    """The image shrunk by about ``scale`` (< 1), and the scale it has.
+
+    The whole-number part of the reduction is done first, on the image cut to a
+    multiple of it (OpenCV averages whole blocks quickly), the rest on the
+    smaller image: a 12 MP photo is brought down several times faster than
+    in one step.
+
+    >>> small, k = shrink_to(np.zeros((3000, 4000, 3), np.uint8), 0.3)
+    >>> small.shape, round(k, 3)
+    ((900, 1200, 3), 0.3)
+    """
+    n = int(1 / scale)
+    k = 1.0
+    if n >= 2:
+        h, w = image.shape[:2]
+        image = cv2.resize(image[:h - h % n, :w - w % n], ((w - w % n) // n, (h - h % n) // n),
+                           interpolation=cv2.INTER_AREA)
+        k = 1.0 / n
+    rest = scale / k
+    if rest < 0.99:
+        image = cv2.resize(image, None, fx=rest, fy=rest, interpolation=cv2.INTER_AREA)
+        k *= rest
+    return image, k
+
+
+def mask_input(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """The photo shrunk for the segmentation network: ``(1, 3, H, W)`` float32 and the scale used.
+
+    Both sides are padded (by repeating the edge) to a multiple of 16.
+    """
+    small, k = shrink_to(image, long_side / max(image.shape[:2]))
+    h, w = small.shape[:2]
+    small = cv2.copyMakeBorder(small, 0, -h % 16, 0, -w % 16, cv2.BORDER_REPLICATE)
+    x = small.astype(np.float32).transpose(2, 0, 1)[None] * (1 / 255.0) - 0.5
+    return np.ascontiguousarray(x), k
+
+
+def board_mask(image: np.ndarray, models: AgricolaModels = MODELS, params: FindBoard = FIND) -> tuple[np.ndarray, float]:
+    """The board probability of each pixel of the shrunk photo, and the scale of that photo."""
+    from vision.classify import classifier
+
+    x, k = mask_input(image, params.mask_long_side)
+    logits = classifier(models.board).run(x)[0, 0]
+    h, w = int(round(image.shape[0] * k)), int(round(image.shape[1] * k))
+    up = cv2.resize(logits, (x.shape[3], x.shape[2]), interpolation=cv2.INTER_LINEAR)
+    return 0.5 + 0.5 * np.tanh(0.5 * up[:h, :w]), k          # the logistic function, without overflow
+
+
+def outline_candidates(prob: np.ndarray, params: FindBoard = FIND) -> list[np.ndarray]:
+    """Quadrilaterals around the largest regions marked as board (in the mask's pixels)."""
+    mask = (prob > params.mask_threshold).astype(np.uint8) * 255
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = params.min_area * mask.size
+    contours = sorted((c for c in contours if cv2.contourArea(c) >= min_area), key=cv2.contourArea, reverse=True)
+    out = []
+    for c in contours[:params.max_regions]:
+        quad = fit_quad(c)
+        if quad is not None:
+            out.append(refine_corners(quad, c))
+    return out
+
+
+def _space_samples(g: AgricolaBoard = AGRICOLA):
+    """Points (mm) on the spaces' edges (40 per side), and inside the spaces clear of them."""
+    on, off = [], []
+    t = np.arange(2.0, 42.0, 1.0)
+    for r in range(g.rows):
+        for c in range(g.cols):
+            x0, y0, x1, y1 = g.space_box(r, c)
+            on += [np.c_[x0 + t, np.full_like(t, y0)], np.c_[x0 + t, np.full_like(t, y1)],
+                   np.c_[np.full_like(t, x0), y0 + t], np.c_[np.full_like(t, x1), y0 + t]]
+            xx, yy = np.meshgrid(np.arange(x0 + 6, x1 - 5, 3.0), np.arange(y0 + 6, y1 - 5, 3.0))
+            off.append(np.c_[xx.ravel(), yy.ravel()])
+    return np.vstack(on).astype(np.float32), len(t), np.vstack(off).astype(np.float32)
+
+
+_ON, _PER_SIDE, _OFF = _space_samples()
+
+
+def _band_samples(g: AgricolaBoard = AGRICOLA, offsets_mm=(-1.5, -0.75, 0.0, 0.75, 1.5)):
+    """:func:`_space_samples` with each point repeated across the space's side at ``offsets_mm``
+    (the inner points along x): a printed path 3 to 9 mm wide has its edge somewhere in that band."""
+    on, per_side, off = _space_samples(g)
+    sides = on.reshape(-1, per_side, 2)
+    normal = np.zeros_like(sides)
+    # the sides of each space in order: top, bottom (across: y), left, right (across: x)
+    kinds = np.tile(np.arange(4), g.rows * g.cols)
+    normal[kinds < 2, :, 1] = 1.0
+    normal[kinds >= 2, :, 0] = 1.0
+    band_on = np.stack([sides + d * normal for d in offsets_mm]).reshape(len(offsets_mm), -1, 2)
+    band_off = np.stack([off + [d, 0] for d in offsets_mm])
+    return np.concatenate([band_on, band_off], axis=1).astype(np.float32), len(on), per_side
+
+
+_BAND, _BAND_ON, _BAND_PER_SIDE = _band_samples()
+
+
+def _sample(gradient: np.ndarray, h_mm_to_img: np.ndarray, pts_mm: np.ndarray) -> np.ndarray | None:
+    """The gradient at board points ``pts_mm`` (N, 2), or None where the board reaches out of the
+    photo (under 98% of the points inside it) or the homography is degenerate."""
+    pts = cv2.perspectiveTransform(np.ascontiguousarray(pts_mm, np.float32)[None], h_mm_to_img)[0]
+    if not np.isfinite(pts).all():
+        return None
+    h, w = gradient.shape
+    xi, yi = np.round(pts[:, 0]).astype(np.int64), np.round(pts[:, 1]).astype(np.int64)
+    if ((xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)).mean() < 0.98:
+        return None
+    return gradient[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
+
+
+def band_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
+    """Like :func:`structure_score`, with each side's edge looked for anywhere in a 3 mm band
+    across it (the max over the band), and the inside measured by the same max: about 1 for
+    anything that is not the grid of spaces, whatever the width of the print's paths."""
+    k = _BAND.shape[0]
+    values = _sample(gradient, h_mm_to_img, _BAND.reshape(-1, 2))
+    if values is None:
+        return 0.0
+    values = values.reshape(k, -1).max(axis=0)
+    sides = values[:_BAND_ON].reshape(-1, _BAND_PER_SIDE).mean(axis=1)
+    inner = float(np.median(values[_BAND_ON:]))
+    return float(np.percentile(sides, 25)) / (inner + 8.0)
+
+
+def gradient_map(image: np.ndarray) -> np.ndarray:
+    """Colour gradient magnitude: the sum over channels of ``|d/dx| + |d/dy|`` (float32)."""
+    blur = cv2.GaussianBlur(image, (3, 3), 0)
+    gx = cv2.Sobel(blur, cv2.CV_16S, 1, 0)
+    gy = cv2.Sobel(blur, cv2.CV_16S, 0, 1)
+    mag = cv2.add(cv2.absdiff(gx, 0), cv2.absdiff(gy, 0), dtype=cv2.CV_32F)
+    return mag.sum(axis=2) if mag.ndim == 3 else mag
+
+
+def structure_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
+    """How clearly the 15 spaces' edges show where ``h_mm_to_img`` puts them.
+
+    The gradient on each space side is compared with the median gradient
+    inside the spaces; the score is that ratio for the weaker sides (the
+    25th percentile). About 1 or less for anything that is not the board or
+    the board turned a quarter, several for the board. A board reaching out
+    of the photo scores 0.
+    """
+    values = _sample(gradient, h_mm_to_img, np.vstack([_ON, _OFF]))
+    if values is None:
+        return 0.0
+    sides = values[:len(_ON)].reshape(-1, _PER_SIDE).mean(axis=1)
+    inner = float(np.median(values[len(_ON):]))
+    return float(np.percentile(sides, 25)) / (inner + 8.0)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A farmyard board found in a photo."""
+
+    corners: np.ndarray     # (4, 2) float32: TL TR BR BL of the board (as printed, up to a half turn), photo pixels
+    h_mm_to_img: np.ndarray  # (3, 3): board millimetres -> photo pixels
+    score: float            # space-edge contrast on the rectified board
+    lines: int              # fence-line crossings that agreed with the lock
+
+
+def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindBoard = FIND,
+               report: dict | None = None) -> Found | None:
+    """Find the farmyard board in a BGR photo; None if there is none.
+
+    The board is symmetric under a half turn: which of its long sides is at
+    the top is decided later, by what lies on it (:func:`upright`). While no
+    lock is sure, the fence lines are looked for further
+    (:attr:`FindBoard.wider_searches`: the outlines are far off, on a steep
+    tilt or a pale board), and such a lock is kept only if it is sure.
+
+    The search stops after :attr:`FindBoard.max_seconds` with what it has;
+    ``report`` (a dict), when given, is told what was tried and missed
+    (:func:`not_found_reason`).
+    """
+    report = {} if report is None else report
+    report.update(deadline=time.process_time() + params.max_seconds, outlines=0, best=None, timed_out=False)
+    prob, k = board_mask(image, models, params)
+    report["regions"] = len(outline_candidates(prob, params))
+    found = _find(image, prob, k, models, params, report)
+    for reach in params.wider_searches:
+        if found is not None and found.lines >= params.sure_crossings:
+            break
+        if time.process_time() > report["deadline"]:
+            report["timed_out"] = True
+            break
+        wider = _find(image, prob, k, models, replace(params, search_mm=reach), report)
+        if wider is not None and wider.lines >= params.sure_crossings and (found is None or wider.score > found.score):
+            found = wider
+    return found
+
+
+def not_found_reason(report: dict) -> str:
+    """One line saying what the search for the board did not find (``report`` from :func:`find_board`).
+
+    >>> not_found_reason({"regions": 0, "outlines": 0, "best": None, "timed_out": False})
+    'nothing board-like: no region looks like a farmyard board'
+    >>> not_found_reason({"regions": 1, "outlines": 6, "best": (9, 1.1), "timed_out": True})
+    'the 3 x 5 grid of spaces was not found (6 outlines tried, at best 9 of 24 fence-line crossings; gave up after the time allowed)'
+    """
+    if not report.get("outlines"):
+        return "nothing board-like: no region looks like a farmyard board"
+    best = report.get("best")
+    crossings = f"at best {best[0]} of 24 fence-line crossings" if best else "no fence lines"
+    return (f"the 3 x 5 grid of spaces was not found ({report['outlines']} outlines tried, {crossings}"
+            + ("; gave up after the time allowed)" if report.get("timed_out") else ")"))
+
+
+def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard,
+          report: dict | None = None) -> Found | None:
+    """The board locked from the outlines of the board mask ``prob`` (``k``: its scale), or from
+    its faint regions when none leads to it."""
+    regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
+    found = lock_outlines(image, regions, models, params, mask=(prob, k), report=report) if regions else None
+    if found is None:
+        # a board the network is unsure of (small, under glare) marks only a faint region, and its
+        # outline often stops short of the board's edges: faint regions too, the outlines grown
+        faint = replace(params, mask_threshold=params.faint_threshold, min_area=params.faint_min_area)
+        regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, faint)[:params.max_regions]]
+        if regions:
+            found = lock_outlines(image, regions, models, params, params.grow, mask=(prob, k), report=report)
+    return found
+
+
+def grown(quad: np.ndarray, factor: float) -> np.ndarray:
+    """A quadrilateral scaled by ``factor`` about its centre.
+
+    >>> grown(np.float32([[0, 0], [2, 0], [2, 2], [0, 2]]), 1.5).tolist()
+    [[-0.5, -0.5], [2.5, -0.5], [2.5, 2.5], [-0.5, 2.5]]
+    """
+    centre = quad.mean(axis=0)
+    return (centre + (quad - centre) * factor).astype(np.float32)
+
+
+class Lock(NamedTuple):
+    """A board locked to the fence lines (work-image pixels): its rectified score, the
+    board-millimetre to work-pixel homography, how many fence-line crossings agree, whether
+    it keeps about the size of the outline it came from, and that outline's homography."""
+
+    score: float
+    h: np.ndarray
+    crossings: int
+    plausible: bool
+    outline: np.ndarray
+
+    def sure(self, params: "FindBoard") -> bool:
+        return self.plausible and self.crossings >= params.sure_crossings and self.score >= params.min_score
+
+
+def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: AgricolaModels = MODELS,
+                  params: FindBoard = FIND, grow: tuple = (), mask: tuple | None = None,
+                  report: dict | None = None) -> Found | None:
+    """The board locked from the first of the outlines ``regions`` (photo pixels) that leads to
+    it, each looked at again closer; with ``grow``, only the outlines grown by these factors.
+    ``mask`` is the photo's board probability and its scale (:func:`board_mask`), which a lock
+    moved to a neighbouring set of fence lines must cover as well as the lock it replaces.
+    ``report`` (from :func:`find_board`) holds the search's deadline and is told what was tried."""
+    report = {} if report is None else report
+    deadline = report.get("deadline", math.inf)
+    # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
+    diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in regions)
+    work, kw = image, 1.0
+    wanted = params.work_px_per_mm * math.hypot(AGRICOLA.width_mm, AGRICOLA.height_mm) / max(diagonal, 1.0)
+    if wanted < 0.75:
+        work, kw = shrink_to(image, wanted)
+    to_work = np.array([[kw, 0, 0.5 * kw - 0.5], [0, kw, 0.5 * kw - 0.5], [0, 0, 1]])
+    # a second look at each region, cut out of the photo: the board then fills the network's view
+    quads, first_looks, second_looks = [], [], []
+    for quad in regions:
+        quad = (quad + 0.5) * kw - 0.5
+        (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+        m = (params.faint_look_margin if grow else params.second_look_margin) * max(x1 - x0, y1 - y0)
+        x0, y0 = max(0, int(x0 - m)), max(0, int(y0 - m))
+        x1, y1 = min(work.shape[1], int(x1 + m) + 1), min(work.shape[0], int(y1 + m) + 1)
+        prob2, k2 = board_mask(work[y0:y1, x0:x1], models, params)
+        closer = outline_candidates(prob2, params)[:1]
+        quads += [(q + 0.5) / k2 - 0.5 + np.float32([x0, y0]) for q in closer] or [quad]
+        if closer:
+            first_looks.append(quad)
+            second_looks.append(quads[-1])
+    # the second look can lose what the first saw (glare over part of the board): the first
+    # look's outlines are tried after the second's
+    quads += first_looks
+    if grow:
+        # a faint region is looked at again much wider: what the network then sees is tried as
+        # it is, and every outline grown
+        quads = second_looks + [grown(q, f) for f in grow for q in quads]
+    else:
+        # an outline with one corner lost (to glare, a shadow, a piece over the edge): that corner
+        # put back where the other three say, each in turn; tried after the outlines as found
+        quads += [np.array([q[j - 1] + q[(j + 1) % 4] - q[(j + 2) % 4] if i == j else q[i] for i in range(4)],
+                           np.float32) for q in quads[:1] for j in range(4)]
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    mm = board_corners_mm()
+    best = None
+    for quad in quads:
+        if best is not None and time.process_time() > deadline:
+            report["timed_out"] = True
+            break
+        report["outlines"] = report.get("outlines", 0) + 1
+        # the board's long sides along the outline's longer pair of sides (a half turn looks the same)
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
+        for r in (first, 1 - first):
+            h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
+            locked, lines = lock_any_print(gray, h, params)
+            if not lines and not np.allclose(locked, h):
+                # the far look moved the board part of the way (an outline off by more than the
+                # near looks reach): locked again from there
+                locked, lines = lock_any_print(gray, locked, params)
+            if not lines:
+                locked = h
+            score = rectified_score(work, locked, params)
+            # a lock onto part of the board (its inner fence lines) or past it is kept only
+            # while nothing better is found
+            plausible = lines > 0 and _plausible(locked, h, params)
+            if best is None or (lines > 0, plausible, score) > (best.crossings > 0, best.plausible, best.score):
+                best = Lock(score, locked, lines, plausible, h)
+            if plausible and lines >= params.sure_crossings and score >= params.min_score:
+                break
+        if best.sure(params):
+            break
+    if params.neighbours and best.crossings > 0 and not (best.plausible and best.crossings >= params.sure_crossings):
+        cover = None
+        if mask is not None:
+            to_mask = np.array([[mask[1] / kw, 0, 0.5 * mask[1] / kw - 0.5], [0, mask[1] / kw, 0.5 * mask[1] / kw - 0.5],
+                                [0, 0, 1]])
+            cover = lambda hw: mask_cover(mask[0], cv2.perspectiveTransform(mm[None], to_mask @ hw)[0], params)
+        best = _try_neighbours(gray, work, best, params, cover, deadline)
+    if best.crossings and (report.get("best") is None or (best.crossings, best.score) > report["best"]):
+        report["best"] = (best.crossings, round(best.score, 2))
+    if best.score < params.min_score or best.crossings < params.min_read_crossings:
+        return None          # a board not locked onto its fence lines is never read
+    h = np.linalg.inv(to_work) @ best.h
+    corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
+    return Found(corners, h, best.score, best.crossings)
+
+
+def neighbour_moves(g: AgricolaBoard = AGRICOLA) -> list[np.ndarray]:
+    """Board-millimetre maps a lock onto the wrong fence lines needs: a space over in each
+    direction, or one column or row more or fewer, kept at either end.
+
+    A lock that took a fence line for its neighbour is wrong by one of these.
+
+    >>> len(neighbour_moves())
+    12
+    >>> neighbour_moves()[0] @ np.array([15.0, 15.0, 1.0])
+    array([65., 15.,  1.])
+    """
+    moves = [np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+             for dx, dy in ((g.pitch_mm, 0), (-g.pitch_mm, 0), (0, g.pitch_mm), (0, -g.pitch_mm))]
+    for axis, count, first, last in ((0, g.cols, g.line_x(0), g.line_x(g.cols)),
+                                     (1, g.rows, g.line_y(0), g.line_y(g.rows))):
+        for k in (count + 1, count - 1):
+            f = k / count
+            for anchor in (first, last):
+                m = np.eye(3)
+                m[axis, axis], m[axis, 2] = f, anchor * (1 - f)
+                moves.append(m)
+    return moves
+
+
+def mask_cover(prob: np.ndarray, quad: np.ndarray, params: FindBoard = FIND) -> float:
+    """How well a board outline ``quad`` (pixels of the mask ``prob``) covers the board the mask
+    sees: the intersection over union with its pixels above ``mask_threshold``.
+
+    >>> prob = np.zeros((10, 10), np.float32); prob[2:6, 2:6] = 1
+    >>> mask_cover(prob, np.float32([[2, 2], [5, 2], [5, 5], [2, 5]]))
+    1.0
+    >>> round(mask_cover(prob, np.float32([[2, 4], [5, 4], [5, 7], [2, 7]])), 3)
+    0.333
+    """
+    board = prob > params.mask_threshold
+    inside = np.zeros(prob.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+    inside = inside.astype(bool)
+    return float((board & inside).sum() / max(1, (board | inside).sum()))
+
+
+def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: "Lock", params: FindBoard = FIND,
+                    cover: Callable | None = None, deadline: float = math.inf) -> "Lock":
+    """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
+
+    The best neighbour that agrees on some crossings and keeps about its
+    outline's size replaces the lock if it scores ``neighbour_gain`` times
+    more, or more and covers the board mask (``cover``) clearly better
+    (``cover_gain``); the search goes on from there (``neighbour_rounds``
+    times at most). The last lock on that path that covers the mask about as
+    well as the first (``cover_slack``) is kept: a lock one space over
+    explains the inner fence lines as well, but not the board's place.
+    """
+    outline = best.outline
+    covered = cover or (lambda h: 0.0)
+    path = [(best, covered(best.h))]
+    for _ in range(params.neighbour_rounds):
+        (score, h, *_), c0 = path[-1]
+        step = None
+        for move in neighbour_moves():
+            if time.process_time() > deadline:
+                break
+            locked, found = lock_any_print(gray, h @ move, params)
+            if not found or not _plausible(locked, outline, params):
+                continue
+            s = rectified_score(work, locked, params)
+            if s <= score or (step is not None and s <= step[0].score):
+                continue
+            c = covered(locked)
+            if s > params.neighbour_gain * score or (cover and c > c0 + params.cover_gain):
+                step = (Lock(s, locked, found, True, outline), c)
+        if step is None:
+            break
+        path.append(step)
+    first = path[0][1]
+    return next((lock for lock, c in reversed(path[1:]) if c >= first - params.cover_slack), best)
+
+
+def _plausible(locked: np.ndarray, outline: np.ndarray, params: FindBoard = FIND) -> bool:
+    """Whether a lock keeps about the size of the outline it started from.
+
+    >>> h = np.diag([2.0, 2.0, 1.0])
+    >>> _plausible(h, h), _plausible(np.diag([1.2, 1.2, 1.0]), h)
+    (True, False)
+    """
+    mm = board_corners_mm()[None]
+    area = lambda hm: abs(cv2.contourArea(cv2.perspectiveTransform(mm, hm)[0].astype(np.float32)))
+    ratio = area(locked) / max(area(outline), 1e-6)
+    return params.lock_area[0] <= ratio <= params.lock_area[1]
+
+
+def rectified_score(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> float:
+    """How clearly the grid of spaces shows on the board rectified at the lock's scale: the
+    better of :func:`structure_score` (the spaces' edges where our print has them) and
+    :func:`band_score` (anywhere near, as other prints have them)."""
+    s = params.lock_px_per_mm
+    g = AGRICOLA
+    rect = warp(image, h_mm_to_img, g.width_mm, g.height_mm, s)
+    to_px = np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1]])
+    gradient = gradient_map(rect)
+    return max(structure_score(gradient, to_px), band_score(gradient, to_px))
+
+
+def _line_samples(g: AgricolaBoard, axis: str, step_mm: float, clear_mm: float) -> np.ndarray:
+    """Positions (mm) along a fence line, clear of the crossings, where its slot is looked at."""
+    stops = [g.line_y(r) for r in range(g.rows + 1)] if axis == "v" else [g.line_x(c) for c in range(g.cols + 1)]
+    t = np.arange(stops[0], stops[-1], step_mm)
+    return t[np.min(np.abs(t[:, None] - np.array(stops)[None]), axis=1) > clear_mm]
+
+
+def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, reach_mm: tuple[float, float],
+              max_slope: float, slope_step: float = 0.015) -> tuple[float, float, float]:
+    """The straight line near ``at_mm`` along which ``pair`` (rows along the line, columns across
+    it) is strongest: ``(offset_mm, slope, strength)``, the line being ``at + offset + slope * (t - centre)``.
+
+    Every line offset by ``reach_mm[0]`` to ``reach_mm[1]`` from where
+    expected and turned by at most ``max_slope`` is tried (a Hough transform
+    restricted to one line); each place along the line votes alike, so a
+    stretch covered by a piece only weakens it.
+    """
+    rows = np.clip(np.round(along_mm * s - 0.5).astype(np.int64), 0, pair.shape[0] - 1)
+    centre = float(along_mm.mean())
+    offsets = np.arange(reach_mm[0], reach_mm[1] + 1e-6, 1 / s)
+    slopes = np.arange(-max_slope, max_slope + 1e-6, slope_step)
+    tilt = max_slope * float(np.abs(along_mm - centre).max())
+    lo = max(0, int(np.floor((at_mm + reach_mm[0] - tilt) * s)) - 1)
+    hi = min(pair.shape[1], int(np.ceil((at_mm + reach_mm[1] + tilt) * s)) + 2)
+    window = pair[rows, lo:hi]
+    window = window / (window.max(axis=1, keepdims=True) + 1e-3)
+    across = (at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :])
+    cols = np.clip(np.round(across * s - 0.5).astype(np.int64) - lo, 0, hi - lo - 1)
+    votes = window[np.arange(len(rows))[None, None, :], cols].sum(axis=2)      # (slopes, offsets)
+    k, o = np.unravel_index(int(np.argmax(votes)), votes.shape)
+    row = votes[k]
+    sub = 0.0
+    if 0 < o < len(row) - 1:
+        den = row[o - 1] - 2 * row[o] + row[o + 1]
+        sub = min(0.5, max(-0.5, float(0.5 * (row[o - 1] - row[o + 1]) / den))) if den else 0.0
+    strength = float(row[o]) / (float(np.median(row)) + 1e-3)
+    return float(offsets[o] + sub / s), float(slopes[k]), strength
+
+
+def _theil_sen(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """``y = a + b x`` by the median of the pairwise slopes, and the median intercept."""
+    i, j = np.triu_indices(len(x), 1)
+    b = float(np.median((y[j] - y[i]) / (x[j] - x[i]))) if len(i) else 0.0
+    return float(np.median(y - b * x)), b
+
+
+def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
+    """The affine correction (board mm -> board mm) that the found lines agree on: for each
+    direction, the offset and stretch (Theil-Sen over the lines) and the turn (median slope)."""
+    fits = {}
+    for axis in ("v", "h"):
+        found = [(at, offset, slope) for (a, _), (at, offset, slope, _) in lines.items() if a == axis]
+        if len(found) < 2:
+            return None
+        at, offset, slope = map(np.array, zip(*found))
+        centre = (g.line_x(0) + g.line_x(g.cols)) / 2 if axis == "v" else (g.line_y(0) + g.line_y(g.rows)) / 2
+        a, b = _theil_sen(at - centre, offset)
+        fits[axis] = (a, b, float(np.median(slope)), centre)
+    (av, bv, kv, cx), (ah, bh, kh, cy) = fits["v"], fits["h"]
+    # x' = x + av + bv (x - cx) + kv (y - cy);  y' = y + ah + bh (y - cy) + kh (x - cx)
+    return np.array([[1 + bv, kv, av - bv * cx - kv * cy],
+                     [kh, 1 + bh, ah - bh * cy - kh * cx],
+                     [0, 0, 1]])
+
+
+def lock_any_print(gray: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int]:
+    """:func:`lock_to_grid` on our print's 6 mm slots; where that finds no lines, again on
+    slots, paths and sticks of every width in :attr:`FindBoard.slot_widths_mm`, the lock agreeing
+    on more crossings kept."""
+    locked, lines = lock_to_grid(gray, h_mm_to_img, params)
+    if lines >= params.min_crossings or not params.slot_widths_mm:
+        return locked, lines
+    wide, wide_lines = lock_to_grid(gray, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
+    return (wide, wide_lines) if wide_lines > lines else (locked, lines)
+
+
+def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
+                 g: AgricolaBoard = AGRICOLA, widths_mm: tuple = ()) -> tuple[np.ndarray, int]:
+    """Correct a board homography by its fence lines; returns it and the crossings that agreed (0: none).
+
+    On the board rectified by the homography, each fence slot shows as two
+    parallel edges ``slot_mm`` apart; their response, summed along each
+    candidate line near the expected one (:func:`find_line`), finds each of
+    the 10 fence lines; their 24 crossings correct the homography (RANSAC:
+    a line taken for something beside it is outvoted). The first pass looks
+    ``search_mm`` around, the later ones ``near_mm``. ``image`` may be grey
+    (faster) or colour. ``widths_mm`` adds pairs of edges this far apart (other
+    prints' paths, fence sticks) to the 6 mm slot.
+    """
+    s = params.lock_px_per_mm
+    ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    along_v = _line_samples(g, "v", params.line_step_mm, params.slot_mm)
+    along_h = _line_samples(g, "h", params.line_step_mm, params.slot_mm)
+    h = h_mm_to_img
+    used = 0
+    for step in range(params.lock_passes):
+        reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
+        max_slope = params.max_slope if step < 2 else params.max_slope / 3
+        rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
+        gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
+        gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
+        pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
+        for d in ds:       # two parallel edges 2d apart: a slot, a printed path, a fence stick
+            np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
+            np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
+        lines = {}
+        for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
+            for i in range(count):
+                # the outer lines have the board's frame just outside them: hardly looked for outwards
+                span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
+                at = g.line_x(i) if axis == "v" else g.line_y(i)
+                offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
+                if strength >= params.min_peak:
+                    lines[axis, i] = (at, offset, slope, float(along.mean()))
+        if step == 0:
+            # the first, far look corrects only the board's place, size and turn, each the median of
+            # what the lines say: a line or two taken for an edge beside them do not move it
+            correction = _robust_affine(lines, g)
+            if correction is None:
+                break
+            h = h @ correction
+            continue
+        lines = {k: (at + offset - slope * centre, slope) for k, (at, offset, slope, centre) in lines.items()}
+        nominal, found = [], []
+        for r in range(g.rows + 1):
+            for c in range(g.cols + 1):
+                if ("v", c) in lines and ("h", r) in lines:
+                    a0, a1 = lines["v", c]            # x = a0 + a1 y
+                    b0, b1 = lines["h", r]            # y = b0 + b1 x
+                    y = (b0 + b1 * a0) / (1 - a1 * b1)
+                    nominal.append((g.line_x(c), g.line_y(r)))
+                    found.append((a0 + a1 * y, y))
+        if len(nominal) < params.min_crossings:
+            break
+        # a line taken for its neighbour's edge disagrees with the others: left out
+        correction, inliers = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, params.agree_mm)
+        if correction is None or int(inliers.sum()) < params.min_crossings:
+            break
+        moved = np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max()
+        if not moved <= reach + 2:           # a correction reaching further than was looked: astray
+            break
+        h = h @ correction
+        used = int(inliers.sum())
+        if moved < params.settled_mm:
+            break
+    return h, used

@@ -1,0 +1,178 @@
+"""The Avenue reader: a photo of a finished sheet in, the sheet and its score card out.
+
+::
+
+    photo ──locate──> corners ──rectify──> sheet frame ──cut──> pieces
+          ──classify──> labels + probabilities ──assemble──> state, confidences, flags ──score──> card
+
+Each stage is its own module (:mod:`vision.avenue.locate`, :mod:`vision.avenue.rectify`,
+:mod:`vision.avenue.cells`, :mod:`vision.classify`, :mod:`vision.avenue.assemble`) with its
+parameters at its top; :func:`read_avenue` ties them together, :func:`draw_avenue` draws what it read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring import avenue
+from vision import UserError
+from vision.avenue.assemble import assemble_avenue
+from vision.avenue.cells import cell_names, column_names, prepare_cells, prepare_column
+from vision.classify import Prediction, classifier
+from vision.geometry import AVENUE
+from vision.avenue.locate import LOCATE, avenue_layout, locate_sheet
+from vision.avenue.rectify import rectify_sheet
+from vision.reading import Reading
+from vision.reading import _Clock
+
+
+@dataclass(frozen=True)
+class AvenueModels:
+    """The Avenue reader's models: ``models/NAME.onnx``, or paths."""
+
+    cells: str = "avenue-cells"      # a cell: none or one of the six segments
+    column: str = "avenue-column"    # a score-column box: blank, a farm letter, or a number
+
+
+AVENUE_MODELS = AvenueModels()
+
+#: Where no sheet is found, a second search parts the page from another sheet touching it.
+SECOND_SEARCH = replace(LOCATE, page_open=3)
+
+#: The search for one more sheet in a photo, the sheets found covered (:func:`read_boards`): the
+#: outlines that look like a sheet from afar only (no strict second pass, no second search), so
+#: that a photo of one sheet pays little for it.
+MORE_SEARCH = replace(LOCATE, refine_top=6, strict_top=0)
+
+#: Labels of the Avenue column model that a farm-letter box may hold, and a score box.
+LETTER_LABELS = ["blank"] + list(avenue.FARM_LETTERS)
+NUMBER_LABELS = ["blank"] + [str(n) for n in range(31)]
+CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
+
+#: How much likelier each number is on a finished sheet than in the column model's training
+#: (:func:`vision.train.random_number`, and a share of numbers 0-30 drawn evenly). In play a 0
+#: is written whenever a farm does not beat the one above, most farms connect a handful of
+#: grapes, and a box is rarely left blank.
+NUMBER_PRIOR = {"0": 2.0, **{str(n): 1.5 for n in range(1, 10)}, "blank": 0.5}
+
+
+def _label_value(label: str):
+    """A model label as a state value: ``none``/``blank`` -> None, digits -> int."""
+    if label in ("none", "blank"):
+        return None
+    return int(label) if label.isdigit() else label
+
+
+def _candidates(pred, i: int, k: int = 3) -> list[tuple[Any, float]]:
+    """The ``k`` most likely readings of piece ``i``, as state values with their probabilities."""
+    return [(_label_value(label), p) for label, p in pred.top(i, k)]
+
+
+def locate_avenue(image: np.ndarray, source: str, searches: tuple = (LOCATE, SECOND_SEARCH)):
+    """The Avenue sheet in ``image`` (:func:`vision.avenue.locate.locate_sheet`), by each locate setting
+    of ``searches`` in turn; where none finds it, refused in one line naming ``source``."""
+    for search in searches:
+        located = locate_sheet(image, avenue_layout(AVENUE), search)
+        if located is not None:
+            return located
+    raise UserError.naming(source, f"no Avenue sheet found in {source}")
+
+
+def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
+                models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH)) -> Reading:
+    """Read an Avenue sheet from a decoded photo (the stages after decoding); ``searches``: the
+    locate settings tried in turn until one finds the sheet."""
+    template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
+    located = locate_avenue(image, source, searches)
+    clock.lap("locate")
+    rect = rectify_sheet(image, located.corners, AVENUE)
+    clock.lap("rectify")
+    cells, unprinted = prepare_cells(rect.image, rect.px_per_mm, template, AVENUE)
+    column = prepare_column(rect.image, rect.px_per_mm, AVENUE)
+    clock.lap("cut")
+    both = classifier(models.cells).predict(np.concatenate([cells, unprinted])).restricted(CELL_LABELS)
+    n = len(cells)
+    cell_pred = Prediction(both.probs[:n], both.labels).surer(Prediction(both.probs[n:], both.labels))
+    col_pred = classifier(models.column).predict(column)
+    letters = col_pred.restricted(LETTER_LABELS)
+    numbers = col_pred.restricted(NUMBER_LABELS).reweighted(NUMBER_PRIOR)
+    clock.lap("classify")
+    readings: dict[str, list] = {}
+    for i, name in enumerate(cell_names(AVENUE)):
+        readings[name] = _candidates(cell_pred, i)
+    for i, name in enumerate(column_names()):
+        readings[name] = _candidates(letters if name.endswith(":farm") else numbers, i)
+    assembled = assemble_avenue(readings, template)
+    clock.lap("assemble")
+    card = avenue.score(assembled.state)
+    clock.lap("score")
+    return Reading("avenue", source, assembled.state, assembled.confidences, assembled.flags,
+                   assembled.findings, card, located.corners, rect.image, alternatives=readings)
+
+
+#: game -> the reader of a decoded photo: ``f(image, source, clock, **options) -> Reading``.
+#: A reader for another game adds its entry here.
+# ---------------------------------------------------------------------------
+# Debug images
+
+_GOOD, _FLAGGED, _GRID = (40, 160, 40), (30, 30, 230), (230, 150, 30)
+
+
+def _segment_points(segment: str, box, steps: int = 12) -> np.ndarray:
+    """Points along an Avenue road segment drawn in ``box`` (x0, y0, x1, y1), in the box's units."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    mid = {"N": (cx, y0), "E": (x1, cy), "S": (cx, y1), "W": (x0, cy)}
+    a, b = mid[segment[0]], mid[segment[1]]
+    if segment in ("NS", "EW"):
+        return np.array([a, b], np.float32)
+    # a quarter circle round the corner both edges share
+    corner = (a[0] if segment[0] in "EW" else b[0], a[1] if segment[0] in "NS" else b[1])
+    t = np.linspace(0, 1, steps)
+    va, vb = np.subtract(a, corner), np.subtract(b, corner)
+    ang_a, ang_b = np.arctan2(va[1], va[0]), np.arctan2(vb[1], vb[0])
+    d = (ang_b - ang_a + np.pi) % (2 * np.pi) - np.pi
+    r = np.hypot(*va)
+    ang = ang_a + d * t
+    return np.stack([corner[0] + r * np.cos(ang), corner[1] + r * np.sin(ang)], axis=1).astype(np.float32)
+
+
+def draw_avenue(reading: Reading, px_per_mm: float | None = None) -> np.ndarray:
+    """The rectified sheet with the grid and every reading drawn on it (flagged in red)."""
+    img = reading.rectified.copy()
+    s = px_per_mm or img.shape[1] / AVENUE.width_mm
+    flagged = set(reading.flags)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for r in range(AVENUE.rows):
+        for c in range(AVENUE.cols):
+            box = [v * s for v in AVENUE.cell_box(r, c)]
+            cv2.rectangle(img, (int(box[0]), int(box[1])), (int(box[2]), int(box[3])), _GRID, 1)
+            name = f"cell:{r},{c}"
+            colour = _FLAGGED if name in flagged else _GOOD
+            segment = reading.state.roads[r][c]
+            if segment:
+                inset = (box[0] + 2 * s, box[1] + 2 * s, box[2] - 2 * s, box[3] - 2 * s)
+                pts = np.round(_segment_points(segment, inset)).astype(np.int32)
+                cv2.polylines(img, [pts], False, colour, max(2, int(s * 0.6)), cv2.LINE_AA)
+            conf = reading.confidences.get(name, 1.0)
+            cv2.putText(img, f"{segment or '-'} {conf:.2f}", (int(box[0] + s), int(box[3] - s)), font,
+                        0.09 * s, colour, 1, cv2.LINE_AA)
+    for i, rnd in enumerate(reading.state.rounds):
+        boxes = AVENUE.round_boxes(i)
+        for part, key, value in (("farm", "letter", rnd.farm), ("score", "score", rnd.score)):
+            name = f"round:{i}:{part}"
+            b = [v * s for v in boxes[key]]
+            colour = _FLAGGED if name in flagged else _GOOD
+            cv2.rectangle(img, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), colour, 1)
+            text = "-" if value is None else str(value)
+            cv2.putText(img, text, (int(b[0] + s), int(b[1] + 6 * s)), font, 0.15 * s, colour, 2, cv2.LINE_AA)
+            cv2.putText(img, f"{reading.confidences.get(name, 1.0):.2f}", (int(b[0] + s), int(b[3] - s)),
+                        font, 0.08 * s, colour, 1, cv2.LINE_AA)
+    total = reading.card.total
+    cv2.putText(img, f"total {total}", (int(AVENUE.grid_x * s), int((AVENUE.height_mm - 3) * s)),
+                font, 0.15 * s, (0, 0, 0), 2, cv2.LINE_AA)
+    return img

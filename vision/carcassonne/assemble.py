@@ -1,0 +1,137 @@
+"""Assembling the Carcassonne layout from the cells read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from scoring import carcassonne as rules
+from vision.carcassonne.decode import DECODE, Decode, EMPTY, decode_layout, parse_label, twin_share
+from vision.carcassonne.meeples import MEEPLES, MeepleFinding, across_seams, find_meeples
+from vision.carcassonne.regions import feature_at
+
+
+# ---------------------------------------------------------------------------
+# Assembling the layout
+
+
+@dataclass
+class Assembled:
+    """The layout as read, with every element's confidence and what is doubtful."""
+
+    layout: rules.Layout
+    confidences: dict               # element name -> confidence
+    flags: list                     # element names, most doubtful first
+    findings: list                  # the scoring core's warnings
+    alternatives: dict              # element name -> [(value, p), ...]
+    origin: tuple[int, int]         # the lattice square that is (0, 0) in the layout
+    changed: dict                   # element name -> (best guess, chosen)
+
+
+def _components(squares: set) -> list[set]:
+    seen, groups = set(), []
+    for start in sorted(squares):
+        if start in seen:
+            continue
+        group, todo = set(), [start]
+        seen.add(start)
+        while todo:
+            sq = todo.pop()
+            group.add(sq)
+            for e in rules.EDGES:
+                nb = rules.neighbour(sq, e)
+                if nb in squares and nb not in seen:
+                    seen.add(nb)
+                    todo.append(nb)
+        groups.append(group)
+    return sorted(groups, key=len, reverse=True)
+
+
+def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
+                    decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
+                    poses: Callable | None = None) -> Assembled:
+    """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
+
+    The squares whose best reading is a tile and that hang together with
+    the largest group of them are the layout; :func:`decode_layout` chooses
+    their tiles jointly; meeples are found on them and put on features.
+    ``poses`` (lattice points ``(N, 2)`` -> ``(N, 3)`` probabilities of
+    :data:`POSES` and ``(N, 2)`` the feet's offsets, in tiles: the meeple
+    model's) tells, where given, whether each meeple seen lies or stands, and
+    where its foot is; and it drops what is surely no meeple.
+    Squares are renumbered so that the layout's top-left square is (0, 0).
+    """
+    empty = labels.index(EMPTY)
+    tiled = {sq for sq, (p, *_) in cells.items() if p[empty] < 0.5}
+    groups = _components(tiled)
+    main = groups[0] if groups else set()
+    cands = {}
+    for sq in main:
+        p = cells[sq][0]
+        order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
+        cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
+    decoded = decode_layout(cands, params=decode)
+    if not main:
+        return Assembled(rules.Layout((), (), tuple(track), layout_rules or rules.Rules()), {}, [], [], {}, (0, 0), {})
+    x0 = min(x for x, _ in main)
+    y0 = min(y for _, y in main)
+    name = lambda sq: f"tile:{sq[0] - x0},{sq[1] - y0}"
+    tiles = tuple(rules.Placement(x - x0, y - y0, *decoded.tiles[(x, y)])
+                  for x, y in sorted(main, key=lambda s: (s[1], s[0])))
+    confidences = {name(sq): float(decoded.confidence[sq]) for sq in main}
+    alternatives = {name(sq): [(f"{c[0]}:{c[1]}" if c else None, p) for c, p in cands[sq][:3]] for sq in main}
+    changed = {name(sq): tuple(f"{c[0]}:{c[1]}" for c in pair) for sq, pair in decoded.changed.items()}
+    # the empty squares around the layout: a tile missed would be one of them
+    for sq, (p, *_) in cells.items():
+        if sq not in main and any(rules.neighbour(sq, e) in main for e in rules.EDGES):
+            confidences[name(sq)] = float(p[empty])
+            best = [i for i in np.argsort(-p) if i != empty][0]
+            alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
+    meeples, mconf = [], []
+    lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
+    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
+             for seen in find_meeples(sq, cells[sq][1], replace(meeple_params, min_peak=lowest))]
+    seen_all = across_seams([m for m in peaks if m.peak >= meeple_params.min_peak], meeple_params)
+    if poses is not None:
+        # the closer look at each meeple seen, and at the peaks too faint for the map alone that
+        # are clear of every meeple it found (the first ``sure`` candidates are the map's own)
+        candidates, sure = list(seen_all), len(seen_all)
+        for m in peaks:
+            if m.peak < meeple_params.min_peak and all(math.dist(m.at, k.at) > meeple_params.faint_clear
+                                                       for k in candidates):
+                candidates.append(m)
+        pose, foot = poses(np.array([m.at for m in candidates])) if candidates else ((), ())
+        kept = []
+        for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
+            if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
+                continue
+            m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
+            x, y = m.at[0] + f[0], m.at[1] + f[1]
+            square = (int(math.floor(x)), int(math.floor(y)))
+            if square in decoded.tiles:          # the foot, where the closer look puts it
+                m = replace(m, square=square, u=x - square[0], v=y - square[1])
+            kept.append(m)
+        seen_all = kept
+    for seen in seen_all:
+        (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
+        feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
+        meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
+        mconf.append(seen.confidence)
+        if feature.startswith("city") and twin_share(cands[seen.square], tile) > meeple_params.pennant_doubt:
+            # the meeple may stand on the pennant: the tile is asked about, not taken on trust
+            confidences[name(seen.square)] = min(confidences[name(seen.square)], meeple_params.hidden_pennant)
+    for i, c in enumerate(mconf):
+        confidences[f"meeple:{i}"] = c
+    layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
+    findings = rules.validate(layout)
+    for f in findings:
+        for element in f.elements:
+            if element in confidences:
+                confidences[element] *= 0.5
+    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
+                   key=lambda n: (n not in changed, confidences[n]))
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)

@@ -1,0 +1,363 @@
+"""Carcassonne calibration to a user's own tile set: the exemplars a calibration holds and how
+they re-rank the tile model (made by :mod:`vision.carcassonne.calibrate`), and a synthetic
+calibration photo (for the tests, the benchmark and the sample).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from scoring import carcassonne as rules
+from vision.carcassonne.classify import MODELS
+from vision.carcassonne.cut import CUT
+from vision.carcassonne.decode import EMPTY, parse_label, pennant_twins
+
+
+# ---------------------------------------------------------------------------
+# Calibration to a user's own tile set
+
+#: The calibration photo: the 24 base types, north up, in 4 rows of 6, read like a book.
+CALIBRATION_ROWS = ("ABCDEF", "GHIJKL", "MNOPQR", "STUVWX")
+
+
+@dataclass(frozen=True)
+class Calibrate:
+    """Parameters of calibrating the tile model to a user's set."""
+
+    method: str = "exemplars"       # "exemplars" (match the user's own 24 tiles), "refit" the last layer,
+    #                                 or "templates" (nearest reference embedding)
+    jitters: int = 6                # refit, templates: crops of each tile, each a little off, and each turned 4 ways
+    empties: int = 24               # refit, templates: table crops around the tiles, and tiles cut half off
+    template_scale: float = 12.0    # templates: logit per unit of cosine similarity
+    l2: float = 0.02                # refit: pull towards the shipped weights
+    steps: int = 300                # refit: full-batch Adam steps
+    rate: float = 0.01
+    views: int = 16                 # exemplars: augmented crops of each tile (each turned 4 ways)
+    shift: float = 0.03             # exemplars: crop jitter, standard deviation, of a tile
+    turn_deg: float = 2.0           # ... and turn
+    perspective: float = 0.015      # ... and perspective (of the homography's last row)
+    exemplar_scale: float = 40.0    # exemplars: logit per unit of similarity
+    pixel_weight: float = 0.5       # exemplars: the similarity is this much the pixels' (the rest: the embedding's)
+    empty_below: float = 0.6        # exemplars: a crop less like every exemplar than this is empty
+    rerank: int = 6                 # exemplars: the best labels looked at again, blind to the cells least alike
+    keep: float = 0.75              # ... keeping this share of the cells (a meeple hides the rest)
+    rerank_views: int = 4           # ... of each label's exemplars, those most like the crop at first sight
+    missing_below: float = 0.3      # a square of the block this little unlike the table is a tile missing
+    min_explained: float = 0.2      # the block's own check: the edges' kinds (city, road, field) explain at least
+    #                                 this share of how its tiles' edges look, in the turn found
+    #                                 (:func:`calibration_turn`; tuning seeds: 0.47-0.52 where the block was
+    #                                 right, 0.03-0.08 where it was half a tile off)
+    min_reread: int = 20            # ... and the adapted reader reads at least this many of the 24 again
+
+
+CALIBRATE = Calibrate()
+
+
+@dataclass
+class Calibration:
+    """A tile model adapted to one set: a refitted last layer, reference embeddings, or the
+    user's own tiles as exemplars (``extra``: their pixel and embedding templates)."""
+
+    method: str
+    labels: list
+    weight: np.ndarray              # (K, D): refit; or the templates (unit rows, zero where none)
+    bias: np.ndarray                # (K,)
+    model_sha256: str
+    scale: float = CALIBRATE.template_scale
+    info: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)   # made from ``extra`` once, not saved
+
+    def logits(self, embedding: np.ndarray, logits: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
+        """The calibrated logits of a batch, from the model's embedding and its own logits
+        (and, for exemplars, the crops as the model saw them, ``(N, 3, H, W)``)."""
+        if self.method == "refit":
+            return embedding @ self.weight.T + self.bias
+        if self.method == "exemplars":
+            return exemplar_logits(self, embedding, views)
+        unit = embedding / (np.linalg.norm(embedding, axis=1, keepdims=True) + 1e-9)
+        has = np.abs(self.weight).sum(1) > 0
+        return np.where(has[None], self.scale * (unit @ self.weight.T) + self.bias, logits)
+
+    def save(self, path) -> None:
+        import json
+        from pathlib import Path
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, weight=self.weight, bias=self.bias, **{f"extra_{k}": v for k, v in self.extra.items()},
+                 meta=np.array(json.dumps({"method": self.method, "labels": self.labels, "scale": self.scale,
+                                           "model_sha256": self.model_sha256, "info": self.info})))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path) -> "Calibration":
+        import json
+
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            extra = {k[len("extra_"):]: data[k] for k in data.files if k.startswith("extra_")}
+            return cls(meta["method"], meta["labels"], data["weight"], data["bias"], meta["model_sha256"],
+                       meta.get("scale", CALIBRATE.template_scale), meta.get("info", {}), extra)
+
+
+def pixel_features(views: np.ndarray) -> np.ndarray:
+    """What a crop looks like, whatever the light: ``(N, 3, H, W)`` crops as the tile model sees
+    them (:func:`normalise_tiles`) -> ``(N, D)`` unit vectors. The tile's square (the crop less its
+    margin) pooled to 20 x 20 in an opponent colour space (brightness, red-green, yellow-blue),
+    each channel less its mean over the crop, all divided by the brightness's spread.
+
+    >>> f = pixel_features(np.random.default_rng(0).normal(size=(2, 3, 48, 48)).astype(np.float32))
+    >>> f.shape, bool(np.allclose(np.linalg.norm(f, axis=1), 1))
+    ((2, 1200), True)
+    """
+    import cv2
+
+    n, _, size, _ = views.shape
+    m = int(round(size * CUT.margin / (1 + 2 * CUT.margin)))
+    inner = views[:, :, m:size - m, m:size - m]
+    side = inner.shape[2] // 20 * 20
+    inner = inner[:, :, :side, :side].reshape(n, 3, 20, side // 20, 20, side // 20).mean((3, 5))
+    b, g, r = inner[:, 0], inner[:, 1], inner[:, 2]
+    opp = np.stack([(b + g + r) / 3, (r - g) * 0.8, ((r + g) / 2 - b) * 0.8], 1)
+    opp = opp - opp.mean((2, 3), keepdims=True)
+    opp = opp / (opp[:, 0].std((1, 2)) + 0.02)[:, None, None, None]
+    flat = np.stack([cv2.GaussianBlur(np.ascontiguousarray(c.transpose(1, 2, 0)), (0, 0), 0.7).transpose(2, 0, 1)
+                     for c in opp.astype(np.float32)]).reshape(n, -1) if n else opp.reshape(0, 1200)
+    return flat / (np.linalg.norm(flat, axis=1, keepdims=True) + 1e-9)
+
+
+@dataclass(frozen=True)
+class ExemplarIndex:
+    """The exemplars grouped by label, made once per calibration (:func:`exemplar_index`): every
+    label's exemplars side by side, so that a batch of crops is compared with all of them at once."""
+
+    order: np.ndarray               # (E,) exemplar indices, grouped by label
+    labels: np.ndarray              # (L,) the labels that have exemplars, ascending
+    starts: np.ndarray              # (L,) where each label's group starts in ``order``
+    members: np.ndarray             # (K, most) each label's exemplars (padded with 0), K all labels
+    padded: np.ndarray              # (K, most) True where ``members`` is padding (or the label has none)
+    pixels: np.ndarray              # (E, 3, cells) the exemplars' pixel features by channel
+    squares: np.ndarray             # (E, cells) their squared length per cell
+
+
+def exemplar_index(calib: "Calibration") -> ExemplarIndex:
+    """The :class:`ExemplarIndex` of ``calib`` (kept with it: made once)."""
+    cached = calib.cache.get("index")
+    if cached is not None:
+        return cached
+    label_of = calib.extra["label_of"].astype(np.int64)
+    order = np.argsort(label_of, kind="stable")
+    labels, starts, counts = np.unique(label_of[order], return_index=True, return_counts=True)
+    most = int(counts.max()) if len(counts) else 1
+    members = np.zeros((len(calib.labels), most), np.int64)
+    padded = np.ones((len(calib.labels), most), bool)
+    for k, a, n in zip(labels, starts, counts):
+        members[k, :n] = order[a:a + n]
+        padded[k, :n] = False
+    ex = calib.extra["pixels"].reshape(len(label_of), 3, -1)
+    index = ExemplarIndex(order, labels, starts, members, padded, ex, (ex ** 2).sum(1))
+    calib.cache["index"] = index
+    return index
+
+
+def exemplar_similarity(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
+    """``(N, K)``: how like each label's exemplars (the user's own tiles, each seen several ways)
+    each crop is, -1 to 1: the most alike of its exemplars (labels without exemplars: -1).
+
+    The best :attr:`Calibrate.rerank` labels of each crop are looked at again, blind to the
+    cells least like the exemplar (a meeple); all (crop, label) pairs at once, in chunks of
+    :data:`_RERANK_CHUNK` pairs."""
+    feats = pixel_features(views)
+    pix = feats @ calib.extra["pixels"].T
+    unit = embedding / (np.linalg.norm(embedding, axis=1, keepdims=True) + 1e-9)
+    emb = unit @ calib.extra["embeddings"].T
+    w = float(calib.info.get("pixel_weight", CALIBRATE.pixel_weight))
+    sim = w * pix + (1 - w) * emb                           # (N, exemplars)
+    index = exemplar_index(calib)
+    out = np.full((len(sim), len(calib.labels)), -1.0, np.float32)
+    if len(sim) and len(index.labels):
+        out[:, index.labels] = np.maximum.reduceat(sim[:, index.order], index.starts, axis=1)
+    top = int(calib.info.get("rerank", CALIBRATE.rerank))
+    keep = float(calib.info.get("keep", CALIBRATE.keep))
+    views = int(calib.info.get("rerank_views", CALIBRATE.rerank_views))
+    if top and keep < 1 and len(out):
+        # a second look at the best few labels, blind to the cells least like the exemplar (a meeple)
+        cube = feats.reshape(len(out), 3, -1)
+        fsq = (cube ** 2).sum(1)
+        cells = index.pixels.shape[2]
+        kept = int(round(keep * cells))
+        best = np.argsort(-out, 1)[:, :top]
+        rows = np.repeat(np.arange(len(out)), best.shape[1])
+        ks = best.ravel()
+        has = ~index.padded[ks].all(1)                      # a label without exemplars keeps its -1
+        rows, ks = rows[has], ks[has]
+        again = out.copy()
+        for a in range(0, len(rows), _RERANK_CHUNK):
+            n, k = rows[a:a + _RERANK_CHUNK], ks[a:a + _RERANK_CHUNK]
+            members, padded = index.members[k], index.padded[k]
+            if members.shape[1] > views:                    # its views most like each crop
+                near = np.where(padded, -np.inf, sim[n[:, None], members])
+                chosen = np.argpartition(-near, views - 1, axis=1)[:, :views]
+                members, padded = np.take_along_axis(members, chosen, 1), np.take_along_axis(padded, chosen, 1)
+            d = fsq[n][:, None] + index.squares[members] - 2 * np.einsum("nhc,nvhc->nvc", cube[n],
+                                                                          index.pixels[members])
+            trimmed = np.partition(d, kept - 1, axis=2)[:, :, :kept].sum(2) * (cells / kept)
+            robust = w * (1 - trimmed / 2) + (1 - w) * emb[n[:, None], members]
+            again[n, k] = np.where(padded, -np.inf, robust).max(1)
+        out = again
+    if len(out):
+        _pennant_look(calib, out, feats)
+    return out
+
+
+#: (crop, label) pairs looked at again together in :func:`exemplar_similarity` (bounds its memory)
+_RERANK_CHUNK = 512
+
+
+@lru_cache(maxsize=8)
+def _twin_labels(labels: tuple) -> tuple:
+    """Pairs of label indices ``(k, k')`` of pennant twins at the same rotation (``F:90``, ``G:90``)."""
+    twins = pennant_twins()
+    index = {label: i for i, label in enumerate(labels)}
+    pairs = []
+    for label, i in index.items():
+        c = parse_label(label)
+        if c and c[0] in twins and twins[c[0]] > c[0]:
+            other = index.get(f"{twins[c[0]]}:{c[1]}")
+            if other is not None:
+                pairs.append((i, other))
+    return tuple(pairs)
+
+
+def _pennant_look(calib: "Calibration", out: np.ndarray, feats: np.ndarray, cells: int = 12) -> None:
+    """Pennant twins decided by a second, sharper look at where their exemplars differ (the pennant):
+    where a crop's best label has a twin, of the two the one whose mean exemplar is nearer on the
+    ``cells`` cells where the twins' mean exemplars differ most wins; ``out`` is changed in place."""
+    label_of = calib.extra["label_of"].astype(np.int64)
+    ex = calib.extra["pixels"]
+    best = out.argmax(1)
+    for a, b in _twin_labels(tuple(calib.labels)):
+        rows = np.nonzero((best == a) | (best == b))[0]
+        if not len(rows) or not (label_of == a).any() or not (label_of == b).any():
+            continue
+        ma = ex[label_of == a].mean(0).reshape(3, -1)
+        mb = ex[label_of == b].mean(0).reshape(3, -1)
+        where = np.argsort(-((ma - mb) ** 2).sum(0))[:cells]
+        f = feats[rows].reshape(len(rows), 3, -1)[:, :, where]
+        da = ((f - ma[None, :, where]) ** 2).sum((1, 2))
+        db = ((f - mb[None, :, where]) ** 2).sum((1, 2))
+        top = np.maximum(out[rows, a], out[rows, b])
+        low = np.minimum(out[rows, a], out[rows, b])
+        out[rows, a] = np.where(da <= db, top, low)
+        out[rows, b] = np.where(da <= db, low, top)
+
+
+def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
+    """Logits from the similarity to the exemplars; ``empty`` where a crop is like none of them."""
+    sim = exemplar_similarity(calib, embedding, views)
+    scale = float(calib.scale)
+    out = scale * sim
+    empty = calib.labels.index(EMPTY)
+    out[:, empty] = scale * float(calib.info.get("empty_below", CALIBRATE.empty_below))
+    return out
+
+
+def calibration_path():
+    """Where ``scorelens calibrate`` keeps the user's calibration: ``$SCORELENS_HOME/calibration/carcassonne.npz``."""
+    from vision.inputs import calibration_path as path_for
+
+    return path_for("carcassonne")
+
+
+def _model_sha256(name: str = MODELS.tiles) -> str:
+    """The SHA-256 of the tile model a calibration was made for (:func:`vision.inputs.model_sha256`)."""
+    from vision.classify import MODELS_DIR
+    from vision.inputs import model_sha256
+
+    return model_sha256(name if name.endswith(".onnx") else MODELS_DIR / f"{name}.onnx")
+
+
+#: How a reading names the tile model read with a calibration (:attr:`vision.reading.Reading.models`).
+CALIBRATED_TILES = "carcassonne-tiles+calibration"
+
+
+def calibration_sha256(spec=None) -> str:
+    """The SHA-256 of the calibration file ``spec`` (None: the user's own) that a reading was
+    read with; ``"in memory"`` for a :class:`Calibration` given as an object."""
+    from vision.inputs import calibration_file, model_sha256
+
+    if isinstance(spec, Calibration):
+        return "in memory"
+    return model_sha256(calibration_file(spec, "carcassonne"))
+
+
+def load_calibration(spec=None, model: str = MODELS.tiles) -> Calibration | None:
+    """The calibration to read with: ``spec`` a :class:`Calibration`, a file, False (none),
+    or None for the user's own (:func:`calibration_path`) when there is one. A
+    calibration made for another version of the tile model is not used."""
+    from vision import UserError
+    from vision.inputs import calibration_file
+
+    if spec is False:
+        return None
+    if isinstance(spec, Calibration):
+        return spec
+    path = calibration_file(spec, "carcassonne")
+    if path is None:
+        return None
+    try:
+        calib = Calibration.load(path)
+    except (OSError, ValueError, KeyError) as e:
+        raise UserError(path, f"not a calibration file ({e})") from None
+    return calib if calib.model_sha256 == _model_sha256(model) else None
+
+
+def _grid_orientations(block: set) -> list[tuple[int, dict]]:
+    """Where each calibration tile lies for each way the photo may be turned: ``(turn, {square: type})``,
+    ``turn`` being how far (clockwise) the photo shows the tiles turned."""
+    xs = sorted({x for x, _ in block})
+    ys = sorted({y for _, y in block})
+    x0, y0 = xs[0], ys[0]
+    out = []
+    for turn in rules.ROTATIONS:
+        places = {}
+        for r, row in enumerate(CALIBRATION_ROWS):
+            for c, name in enumerate(row):
+                # the nominal grid (c, r) turned clockwise by ``turn``, then put at the block's corner
+                u, v = c, r
+                for step in range(turn // 90):     # a quarter turn: (u, v) -> (height - 1 - v, u)
+                    u, v = (len(CALIBRATION_ROWS) - 1 if step % 2 == 0 else len(row) - 1) - v, u
+                places[(x0 + u, y0 + v)] = name
+        if set(places) == block:
+            out.append((turn, places))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# A synthetic calibration photo (for the tests, the benchmark and the sample)
+
+
+def render_calibration_photo(seed: int, style: str | None = "unseen", megapixels: float = 4.0) -> np.ndarray:
+    """A photo of the 24 base tiles laid out for ``scorelens calibrate`` (4 rows of 6, north up),
+    drawn by the renderer in ``style`` and photographed by its camera model (BGR)."""
+    from vision.render import MAX_PPM, MIN_PPM
+    from vision.carcassonne import render as art
+    from vision.render.camera import CAMERA, draw_camera, photograph
+
+    rng = np.random.default_rng(seed)
+    tiles = tuple(rules.Placement(c, r, name, 0) for r, row in enumerate(CALIBRATION_ROWS) for c, name in enumerate(row))
+    layout = rules.Layout(tiles)
+    camera = draw_camera(rng, art.board_mm(layout), CAMERA, megapixels=megapixels)
+    ppm = float(np.clip(round(camera.px_per_mm() * 2) / 2, MIN_PPM, MAX_PPM))
+    board = art.draw_board(layout, rng, ppm, style=style)
+    board = board[0] if isinstance(board, tuple) else board
+    photo, _, _ = photograph(board, rng, camera=camera)
+    return photo
+
+
+#: How a tile's rotation shows in the readable layout: where its printed north points.
