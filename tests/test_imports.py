@@ -1,9 +1,18 @@
-"""Imports only go down: the readers never import an application, and no module imports
-itself back through others. Function-level imports count too (they are imports all the same).
+"""Imports only go down, and no module imports itself back through others. Function-level
+imports count too (they are imports all the same).
 
-The layers, bottom first: ``scoring``; the shared stages, ``vision.inputs`` and the reader
-protocol ``vision.reading``; the readers (the game readers, then ``vision.read``, which
-dispatches to them); the applications (``APPLICATIONS``).
+The layers, bottom first:
+
+1. ``scoring``: the rules, no image code;
+2. the shared stages (:data:`SHARED`): photo decoding, the boards' geometry and outlines, the
+   ONNX runtime and model registry (``vision.classify``), the user's files and a photo's inputs
+   (``vision.inputs``), the reader protocol (``vision.reading``), the game detector, the
+   renderer's kit;
+3. one package per game (``vision.avenue``, ``vision.agricola``, ``vision.carcassonne``): its
+   reader's stages, and beside them its tools (:data:`TOOLS`: renderer, foreign proxy, training,
+   calibration command, templates), which no stage imports;
+4. ``vision.read``: the dispatch to every game's reader;
+5. the applications (:data:`APPLICATIONS`).
 """
 
 import ast
@@ -13,18 +22,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-APPLICATIONS = {"vision.batch", "vision.bench", "vision.carcassonne.calibrate", "vision.cli", "vision.learn",
-                "vision.review", "vision.serve", "vision.store", "vision.train", "vision.avenue.template"}
-
-#: Edges that issue 22 has still to remove, each with the reason it is there. A new upward
-#: import or cycle fails the test; removing one of these makes the test ask for its removal here.
-KNOWN = {
-    # The Agricola reader reads with the player's set through the calibration module, which
-    # is built on the reader's own stages: both belong in one vision/agricola/ package.
-    ("vision.agricola", "vision.agricola_calibrate"),
-    # python -m vision.detect (a measuring command kept beside the detector) reads whole photos.
-    ("vision.detect", "vision.read"),
-}
+GAMES = ("avenue", "agricola", "carcassonne")
+TOOLS = ("render", "proxy", "train", "calibrate", "template")
+SHARED = {"vision", "vision.limits", "vision.photo", "vision.geometry", "vision.quad", "vision.classify",
+          "vision.inputs", "vision.reading", "vision.detect", "vision.progress",
+          "vision.render", "vision.render.camera", "vision.render.draw", "vision.render.handwriting"}
+APPLICATIONS = {"vision.batch", "vision.bench", "vision.cli", "vision.learn", "vision.review", "vision.serve",
+                "vision.store", "vision.train", "vision.detect.__main__"}
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -67,29 +71,62 @@ def edges_in_cycles(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
     return {(a, b) for a, deps in graph.items() for b in deps if reaches(b, a)}
 
 
+def game_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "vision" and parts[1] in GAMES else None
+
+
+def is_tool(module: str) -> bool:
+    return game_of(module) is not None and module.split(".")[-1] in TOOLS
+
+
+def is_stage(module: str) -> bool:
+    """A module of a game's reader (its package included)."""
+    return game_of(module) is not None and not is_tool(module)
+
+
 @pytest.fixture(scope="module")
 def graph():
     return import_graph()
 
 
-def test_no_reader_or_stage_imports_an_application(graph):
-    upward = {(a, b) for a, deps in graph.items() if a not in APPLICATIONS for b in deps if b in APPLICATIONS}
-    assert upward - KNOWN == set()
+def test_every_module_has_its_layer(graph):
+    vision = {m for m in graph if m.startswith("vision")}
+    placed = SHARED | APPLICATIONS | {"vision.read"} | {m for m in vision if game_of(m)}
+    assert vision - placed == set(), "a new module: put it in a layer here"
+    assert {"vision.avenue.read", "vision.agricola.read", "vision.carcassonne.read"} <= vision
 
 
-def test_no_new_import_cycles(graph):
-    cyclic = edges_in_cycles(graph)
-    # an edge is allowed in a cycle only if the cycle runs through a known edge
-    graph_without_known = {a: {b for b in deps if (a, b) not in KNOWN} for a, deps in graph.items()}
-    assert edges_in_cycles(graph_without_known) == set(), sorted(cyclic)
+def test_no_import_cycles(graph):
+    assert sorted(edges_in_cycles(graph)) == []
 
 
-def test_the_known_edges_are_still_there(graph):
-    """When an edge in KNOWN is removed from the code, remove it from KNOWN too."""
-    assert {(a, b) for a, b in KNOWN if b not in graph.get(a, set())} == set()
+def test_the_shared_stages_import_only_the_rules_and_each_other(graph):
+    assert {(a, b) for a in SHARED for b in graph[a] if not (b in SHARED or b.startswith("scoring"))} == set()
+
+
+def test_a_reader_imports_only_the_shared_stages_and_its_own_game(graph):
+    """No reader imports training, a renderer, a calibration command, review, batch or bench."""
+    wrong = {(a, b) for a in graph if is_stage(a) for b in graph[a]
+             if not (b in SHARED or b.startswith("scoring") or (is_stage(b) and game_of(b) == game_of(a)))}
+    assert wrong == set()
+
+
+def test_no_game_imports_another(graph):
+    assert {(a, b) for a in graph if game_of(a) for b in graph[a] if game_of(b) not in (None, game_of(a))} == set()
+
+
+def test_the_dispatch_imports_readers_not_tools_nor_applications(graph):
+    assert {b for b in graph["vision.read"] if is_tool(b) or b in APPLICATIONS} == set()
+
+
+def test_nothing_below_the_applications_imports_one(graph):
+    below = {a for a in graph if a not in APPLICATIONS and not is_tool(a)}
+    assert {(a, b) for a in below for b in graph[a] if b in APPLICATIONS} == set()
 
 
 def test_the_graph_sees_imports_inside_functions(graph):
-    assert "vision.inputs" in graph["vision.read"]          # read imports apply_saved inside read_photo
+    assert "vision.inputs" in graph["vision.read"]          # read imports apply_saved inside read_boards
+    assert "vision.agricola.calibration" in graph["vision.agricola.read"]   # inside read_agricola
     assert "vision.avenue.rectify" in graph["vision.avenue.locate"]
     assert "vision.avenue.locate" not in graph["vision.avenue.rectify"]

@@ -36,8 +36,7 @@ import numpy as np
 from scoring import agricola
 from scoring.agricola import COLUMNS, EDGES, ROWS, Farm, Farmyard, Fences, Space
 from vision.geometry import AGRICOLA
-
-from .draw import Canvas, Pieces, circle_points, rect_points, shade, transform
+from vision.render.draw import Canvas, Pieces, circle_points, rect_points, shade, transform
 
 BOARD_MM = (AGRICOLA.width_mm, AGRICOLA.height_mm)
 STATE_OPTIONS = ()

@@ -39,9 +39,8 @@ import numpy as np
 from scoring import avenue
 from scoring.avenue import COLS, FARM_LETTERS, OPPOSITE, ROUNDS, ROWS, SEGMENT_EDGES, SEGMENTS, STEPS
 from vision.geometry import AVENUE
-
-from .draw import Canvas
-from .handwriting import Hand, random_hand, write
+from vision.render.draw import Canvas
+from vision.render.handwriting import Hand, random_hand, write
 
 BOARD_MM = (AVENUE.width_mm, AVENUE.height_mm)
 

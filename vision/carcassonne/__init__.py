@@ -1,11 +1,12 @@
 """The Carcassonne reader, one stage per module (bottom first):
 
+- :mod:`~vision.carcassonne.models`: the reader's models, by their part;
 - :mod:`~vision.carcassonne.decode`: the tile labels, equivalent rotations, the joint decoding;
 - :mod:`~vision.carcassonne.regions`: where on a tile each of its features lies;
 - :mod:`~vision.carcassonne.cut`: one crop per lattice square;
 - :mod:`~vision.carcassonne.lattice`: the layout map and the tile lattice in the photo;
 - :mod:`~vision.carcassonne.meeples`: the meeples in the meeple maps;
-- :mod:`~vision.carcassonne.classify`: the models (tiles, meeples);
+- :mod:`~vision.carcassonne.classify`: the tile and meeple models read the squares;
 - :mod:`~vision.carcassonne.calibration`: a user's own tile set (exemplars);
 - :mod:`~vision.carcassonne.presence`: tiles told from the table;
 - :mod:`~vision.carcassonne.track`: the score track's points, given beside the photo;

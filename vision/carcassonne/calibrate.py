@@ -18,7 +18,8 @@ import numpy as np
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import _components
 from vision.carcassonne.calibration import CALIBRATE, CALIBRATION_ROWS, Calibrate, Calibration, _grid_orientations, _model_sha256, calibration_path, pixel_features
-from vision.carcassonne.classify import MODELS, CarcassonneModels, TileModel
+from vision.carcassonne.classify import TileModel
+from vision.carcassonne.models import MODELS, CarcassonneModels
 from vision.carcassonne.cut import CUT, _apply, _jitter, cut_tiles, normalise_tiles
 from vision.carcassonne.decode import EMPTY, canonical_rotation, parse_label
 from vision.carcassonne.lattice import LATTICE, LatticeFit, find_lattice, layout_map, look_closer, relattice

@@ -1,6 +1,6 @@
 """Carcassonne calibration to a user's own tile set: the exemplars a calibration holds and how
-they re-rank the tile model (made by :mod:`vision.carcassonne.calibrate`), and a synthetic
-calibration photo (for the tests, the benchmark and the sample).
+they re-rank the tile model (made by :mod:`vision.carcassonne.calibrate`; a synthetic calibration
+photo is :func:`vision.carcassonne.render.render_calibration_photo`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 from scoring import carcassonne as rules
-from vision.carcassonne.classify import MODELS
+from vision.carcassonne.models import MODELS
 from vision.carcassonne.cut import CUT
 from vision.carcassonne.decode import EMPTY, parse_label, pennant_twins
 
@@ -336,28 +336,6 @@ def _grid_orientations(block: set) -> list[tuple[int, dict]]:
         if set(places) == block:
             out.append((turn, places))
     return out
-
-
-# ---------------------------------------------------------------------------
-# A synthetic calibration photo (for the tests, the benchmark and the sample)
-
-
-def render_calibration_photo(seed: int, style: str | None = "unseen", megapixels: float = 4.0) -> np.ndarray:
-    """A photo of the 24 base tiles laid out for ``scorelens calibrate`` (4 rows of 6, north up),
-    drawn by the renderer in ``style`` and photographed by its camera model (BGR)."""
-    from vision.render import MAX_PPM, MIN_PPM
-    from vision.carcassonne import render as art
-    from vision.render.camera import CAMERA, draw_camera, photograph
-
-    rng = np.random.default_rng(seed)
-    tiles = tuple(rules.Placement(c, r, name, 0) for r, row in enumerate(CALIBRATION_ROWS) for c, name in enumerate(row))
-    layout = rules.Layout(tiles)
-    camera = draw_camera(rng, art.board_mm(layout), CAMERA, megapixels=megapixels)
-    ppm = float(np.clip(round(camera.px_per_mm() * 2) / 2, MIN_PPM, MAX_PPM))
-    board = art.draw_board(layout, rng, ppm, style=style)
-    board = board[0] if isinstance(board, tuple) else board
-    photo, _, _ = photograph(board, rng, camera=camera)
-    return photo
 
 
 #: How a tile's rotation shows in the readable layout: where its printed north points.

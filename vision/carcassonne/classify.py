@@ -326,13 +326,3 @@ def refit_to_tiles(fit: LatticeFit, tiles, params: Lattice = LATTICE) -> Lattice
     return relattice(LatticeFit(g, fit.cells, fit.cell_px, fit.support, fit.segments, fit.seen, fit.lines), np.eye(3))
 
 
-@dataclass(frozen=True)
-class CarcassonneModels:
-    """The Carcassonne reader's models: ``models/NAME.onnx``, or paths."""
-
-    layout: str = "carcassonne-layout"   # where the tiles lie in the photo, and how large they are
-    tiles: str = "carcassonne-tiles"     # a lattice cell: empty or a tile and its rotation; its meeples
-    meeples: str = "carcassonne-meeples" # a window around a meeple seen: none, standing or lying
-
-
-MODELS = CarcassonneModels()

@@ -38,8 +38,7 @@ import numpy as np
 from scoring import carcassonne
 from scoring.carcassonne import Layout, Meeple
 from vision.geometry import CARCASSONNE
-
-from .draw import LIGHT, Canvas, Pieces, shade, transform
+from vision.render.draw import LIGHT, Canvas, Pieces, shade, transform
 
 STATE_OPTIONS = ("n_tiles", "colours")
 
@@ -592,3 +591,26 @@ def element_boxes(layout: Layout) -> dict[str, tuple[float, float, float, float]
 def neighbours(rng: np.random.Generator, style: str | None = None) -> list[np.ndarray]:
     """Carcassonne needs no other board: the tile pile or the box lid stand in as clutter."""
     return []
+
+
+# ---------------------------------------------------------------------------
+# A synthetic calibration photo (for the tests, the benchmark and the sample)
+
+
+def render_calibration_photo(seed: int, style: str | None = "unseen", megapixels: float = 4.0) -> np.ndarray:
+    """A photo of the 24 base tiles laid out for ``scorelens calibrate`` (4 rows of 6, north up),
+    drawn by the renderer in ``style`` and photographed by its camera model (BGR)."""
+    from scoring import carcassonne as rules
+    from vision.carcassonne.calibration import CALIBRATION_ROWS
+    from vision.render import MAX_PPM, MIN_PPM
+    from vision.render.camera import CAMERA, draw_camera, photograph
+
+    rng = np.random.default_rng(seed)
+    tiles = tuple(rules.Placement(c, r, name, 0) for r, row in enumerate(CALIBRATION_ROWS) for c, name in enumerate(row))
+    layout = rules.Layout(tiles)
+    camera = draw_camera(rng, board_mm(layout), CAMERA, megapixels=megapixels)
+    ppm = float(np.clip(round(camera.px_per_mm() * 2) / 2, MIN_PPM, MAX_PPM))
+    board = draw_board(layout, rng, ppm, style=style)
+    board = board[0] if isinstance(board, tuple) else board
+    photo, _, _ = photograph(board, rng, camera=camera)
+    return photo
