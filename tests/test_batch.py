@@ -30,7 +30,9 @@ import pytest
 import scoring
 from scoring.elements import elements, set_element
 from vision import UserError
-from vision.batch import export, find_photos, names_from_filename, read_manifest, run_batch
+from vision.batch.export import export
+from vision.batch.photos import find_photos, names_from_filename, read_manifest
+from vision.batch.run import run_batch
 from vision.cli import main
 from vision.photo import read_photo_file
 from vision.store import MIGRATIONS, SCHEMA_VERSION, Store
@@ -142,7 +144,8 @@ def child_env(truth: Path, **extra) -> dict:
             **{k: str(v) for k, v in extra.items()}}
 
 
-@pytest.mark.parametrize("module", ["vision.batch", "vision.store"])
+@pytest.mark.parametrize("module", ["vision.batch", "vision.batch.photos", "vision.batch.worker", "vision.batch.run",
+                                    "vision.batch.export", "vision.store"])
 def test_docstring_examples(module):
     import doctest
     import importlib
@@ -388,7 +391,7 @@ def test_export_before_and_after_a_correction(tmp_path, truth, capsys):
 
 
 def test_a_board_of_several_players_gives_each_colour_a_row():
-    from vision.batch import photo_rows, standings
+    from vision.batch.export import photo_rows, standings
     from vision.store import Record
 
     def table(player, rnd, red, blue):

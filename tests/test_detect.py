@@ -211,7 +211,7 @@ def test_batch_stores_one_row_per_board(tmp_path, two_sheets):
 
 
 def test_review_opens_the_second_board_of_a_photo_from_the_store(tmp_path, two_sheets):
-    from vision.review import store_boards_of
+    from vision.review.boards import store_boards_of
 
     db = tmp_path / "boards.sqlite"
     proc = cli("batch", two_sheets, "--game", "avenue", "--db", db, "--workers", "1", "--no-progress",

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from test_batch import ORACLE, tournament, truth  # noqa: F401
-from vision.batch import photo_rows, place, standings
+from vision.batch.export import photo_rows, place, standings
 from vision.cli import main
 from vision.store import Record, Store
 
@@ -184,7 +184,7 @@ def test_values_nobody_gave_are_shown_as_missing(tmp_path):
 
 
 def test_the_manifest_gives_every_off_board_value(tmp_path, truth):
-    from vision.batch import read_manifest
+    from vision.batch.photos import read_manifest
 
     photos = tmp_path / "photos"
     photos.mkdir()
@@ -294,7 +294,7 @@ def test_export_csv_json_html_and_one_game_per_store(tmp_path, truth, capsys):
 
 
 def test_a_player_cell_with_markup_is_escaped_on_the_page(tmp_path):
-    from vision.batch import standings_html
+    from vision.batch.export import standings_html
 
     table = standings([rec("<script>alert(1)</script>", 1, 1, 10)])
     page = standings_html("db", "avenue", table, [], [], (4, 2))

@@ -39,7 +39,10 @@ from scoring.common import LIMITS, StateError, check_text, check_values, one_lin
 from scoring.elements import get_element, set_element
 from test_batch import ORACLE, SAMPLES, child_env, tournament, truth, wait_for_rows  # noqa: F401
 from vision import UserError, limits
-from vision.batch import export, read_manifest, read_side, run_batch
+from vision.batch.export import export
+from vision.batch.photos import read_manifest
+from vision.batch.run import run_batch
+from vision.limits import read_side
 from vision.cli import main
 from vision.photo import decode_bytes
 from vision.store import Store

@@ -13,7 +13,9 @@ import pytest
 import scoring
 from scoring import avenue
 from scoring.elements import elements, set_element
-from vision import UserError, inputs, review
+from vision import UserError, inputs
+from vision.review import boards as review_boards, boxes as review_boxes, editor, server as review_server, session
+from vision.inputs import file_sha256, saved_path
 from vision.geometry import AVENUE
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -79,12 +81,12 @@ MISREAD = {"cell:0,6": "EW", "round:2:score": 9}   # the sheet has SW and 6
 
 @pytest.fixture
 def board(photo):
-    return review.open_photo(photo, "avenue", read=fake_reader(MISREAD))
+    return review_boards.open_photo(photo, "avenue", read=fake_reader(MISREAD))
 
 
 @pytest.fixture
 def server(board, tmp_path):
-    srv, thread = review.start_server([board], corrections=tmp_path / "corrections")
+    srv, thread = review_server.start_server([board], corrections=tmp_path / "corrections")
     yield srv
     srv.shutdown()
     srv.server_close()
@@ -192,9 +194,9 @@ def test_save_writes_the_state_the_crops_and_a_later_read_uses_it(client, photo,
     client.json("POST", "/api/items/0/edit", {"element": "cell:0,6", "value": "SW"})
     client.json("POST", "/api/items/0/edit", {"element": "round:2:score", "value": 6})
     status, view = client.json("POST", "/api/items/0/save", {})
-    assert status == 200 and view["result"] == {"path": str(review.saved_path(photo)), "crops": 52, "corrected": 2}
+    assert status == 200 and view["result"] == {"path": str(saved_path(photo)), "crops": 52, "corrected": 2}
 
-    saved = json.loads(review.saved_path(photo).read_text())
+    saved = json.loads(saved_path(photo).read_text())
     assert saved["state"] == avenue.to_dict(sheet)
     assert saved["score"] == avenue.score(sheet).to_dict()
     assert [(c["element"], c["old"], c["new"]) for c in saved["corrections"]] == [
@@ -211,7 +213,7 @@ def test_save_writes_the_state_the_crops_and_a_later_read_uses_it(client, photo,
     later = fake_reader(MISREAD)(photo, "avenue")
     assert later.state == sheet and later.flags == [] and later.card.total == avenue.score(sheet).total
     # ... and the page reopens it where it was left
-    again = review.open_photo(photo, "avenue", read=fake_reader(MISREAD))
+    again = review_boards.open_photo(photo, "avenue", read=fake_reader(MISREAD))
     assert again.data == avenue.to_dict(sheet) and len(again.history) == 2 and again.saved
 
     # a changed photo is read afresh
@@ -224,7 +226,7 @@ def test_saving_again_replaces_an_elements_earlier_crop(board, tmp_path):
     board.edit("cell:1,1", "NS")
     board.save(tmp_path / "c")
     crops = sorted(p.name for p in (tmp_path / "c" / "avenue" / "cell").rglob("*cell_1-1*"))
-    assert crops == ["sheet-" + review.file_sha256(board.photo)[:10] + "-cell_1-1-fixed.png"]
+    assert crops == ["sheet-" + file_sha256(board.photo)[:10] + "-cell_1-1-fixed.png"]
     assert [p.parent.name for p in (tmp_path / "c" / "avenue" / "cell").rglob("*cell_1-1*")] == ["NS"]
 
 
@@ -282,14 +284,14 @@ def test_the_server_listens_on_127_0_0_1_only(server):
 def test_agricola_spaces_fences_and_off_board_values(tmp_path):
     data = json.loads((SAMPLES / "agricola-wooden-hut.json").read_text())
     module = scoring.game_module("agricola")
-    board = review.Review("agricola", data)
-    srv, _ = review.start_server([board])
+    board = session.Review("agricola", data)
+    srv, _ = review_server.start_server([board])
     try:
         client = Client(srv)
         _, item = client.json("GET", "/api/items/0")
         assert item["image"] is None and item["editors"]["fence"]["options"][1] == {"value": 1, "label": "on", "key": "1"}
         # every element has a box on the rectified board (the house a badge in its top margin)
-        boxes = review.BOX_FUNCTIONS["agricola"](np.zeros((360, 560, 3), np.uint8))
+        boxes = review_boxes.BOX_FUNCTIONS["agricola"](np.zeros((360, 560, 3), np.uint8))
         assert set(boxes) == set(elements(data)) and boxes["space:0,0"] == (36.0, 36.0, 124.0, 124.0)
         assert all(e["box"] for e in item["elements"])         # drawn on a blank board: no photo here
         # the house is an element too: a wooden hut misread as stone is fixed like a space
@@ -322,10 +324,10 @@ def test_agricola_spaces_fences_and_off_board_values(tmp_path):
 def test_carcassonne_tiles_and_track_points():
     data = json.loads((SAMPLES / "carcassonne-1.json").read_text())
     module = scoring.game_module("carcassonne")
-    board = review.Review("carcassonne", data)
-    specs = review.editor_specs("carcassonne")
+    board = session.Review("carcassonne", data)
+    specs = editor.editor_specs("carcassonne")
     assert specs["tile"]["type"] == "tile" and specs["meeple"]["type"] == "meeple"
-    assert sorted(review.tile_pictures()["tiles"])[:3] == ["A", "B", "C"]
+    assert sorted(editor.tile_pictures()["tiles"])[:3] == ["A", "B", "C"]
     assert specs["field:track"]["type"] == "map"
     before = board.card()
     turned = {"tile": "U", "rotation": 180}
@@ -354,7 +356,7 @@ def test_store_review_writes_the_audit_trail(tmp_path, photo):
     store = Store(tmp_path / "results.sqlite")
     store.add(Photo(path=str(photo), hash="ab" * 32, game="avenue", player="Ann", table=1, round=2),
               reading=reading.to_dict())
-    boards = review.store_boards(store, read=fake_reader(MISREAD), who="judge")
+    boards = review_boards.store_boards(store, read=fake_reader(MISREAD), who="judge")
     assert [b.name for b in boards] == ["sheet.png (Ann table 1 round 2)"]
     board = boards[0].review()
     assert board.rectified is not None and board.queue()[0] == "cell:0,6"
@@ -368,7 +370,7 @@ def test_store_review_writes_the_audit_trail(tmp_path, photo):
     assert result["crops"] == 52 and result["corrected"] == 1
     assert store.flagged() == [] and store.reading("ab" * 32).state == board.data
     # reopened, the page shows the trail as the board's history
-    again = review.StoredReview(store, store.reading("ab" * 32))
+    again = review_boards.StoredReview(store, store.reading("ab" * 32))
     assert len(again.history) == 3 and again.data == board.data
 
 
@@ -392,7 +394,7 @@ def test_no_display_means_no_browser(monkeypatch):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     import sys
 
-    assert review.has_display() is (not sys.platform.startswith("linux"))
+    assert review_server.has_display() is (not sys.platform.startswith("linux"))
 
 
 # In a real browser: tests/test_review_browser.py.
@@ -482,7 +484,7 @@ def test_review_module_examples():
 
     from vision import learn
 
-    for module in (review, learn):
+    for module in (review_boxes, editor, session, review_boards, review_server, learn):
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
 
 
@@ -500,7 +502,7 @@ def test_real_reading_reviewed_and_read_again(tmp_path, monkeypatch):
     monkeypatch.setenv("SCORELENS_HOME", str(tmp_path / "home"))
     photo = tmp_path / write_photo("avenue", 3, 9, tmp_path, megapixels=3)
     truth = json.loads(photo.with_suffix(".json").read_text())["state"]
-    board = review.open_photo(photo, "avenue")
+    board = review_boards.open_photo(photo, "avenue")
     assert board.rectified is not None and len(board.boxes) == 52 and not board.saved
     for name, value in elements(truth).items():
         if elements(board.data)[name] != value:
@@ -528,7 +530,7 @@ def test_store_review_of_carcassonne_meeples_added_and_taken_off(tmp_path):
                "confidences": {"meeple:1": 0.5, "meeple:2": 0.6}, "findings": [],
                "score": module.score(state).to_dict(), "corners": None, "timings_ms": {}}
     store.add(Photo(path=str(tmp_path / "t.jpg"), hash="ef" * 32, game="carcassonne"), reading=reading)
-    board = review.store_boards(store, who="judge")[0].review()
+    board = review_boards.store_boards(store, who="judge")[0].review()
     assert board.queue() == ["meeple:1", "meeple:2"]
     board.edit("meeple:0", None)                                   # taken off: meeple:1 is now meeple:0
     assert board.queue() == ["meeple:0", "meeple:1"]
@@ -547,7 +549,7 @@ def test_a_photo_the_batch_could_not_read_is_entered_by_hand(tmp_path):
     """An error row of the store is in the review queue; its board (or its total) is entered by
     hand, stored as batch stores a reading, each change in the audit trail, and the export's row
     is corrected and still says why it was entered by hand."""
-    from vision.batch import photo_rows
+    from vision.batch.export import photo_rows
     from vision.store import Photo, Store
 
     store = Store(tmp_path / "results.sqlite")
@@ -555,7 +557,7 @@ def test_a_photo_the_batch_could_not_read_is_entered_by_hand(tmp_path):
                     round=1), error="T1_R1_Ann.jpg: no Avenue sheet found")
     store.add(Photo(path=str(tmp_path / "T1_R1_Bob.jpg"), hash="b2" * 32, game="avenue", player="Bob", table=1,
                     round=1), error="T1_R1_Bob.jpg: truncated JPEG")
-    boards = review.store_boards(store, who="judge")
+    boards = review_boards.store_boards(store, who="judge")
     assert [b.name for b in boards] == ["T1_R1_Ann.jpg (Ann table 1) — not read", "T1_R1_Bob.jpg (Bob table 1) — not read"]
     ann = boards[0].review()
     assert ann.error == "T1_R1_Ann.jpg: no Avenue sheet found" and "total_by_hand" in ann.view()["fields"]
@@ -578,4 +580,4 @@ def test_a_photo_the_batch_could_not_read_is_entered_by_hand(tmp_path):
         "entered by hand": 37}
     assert rows["Ann"]["corrected"] and rows["Ann"]["error"] == "T1_R1_Ann.jpg: no Avenue sheet found"
     assert rows["Ann"]["entered_by_hand"] and rows["Bob"]["entered_by_hand"]
-    assert review.store_boards(store) == []
+    assert review_boards.store_boards(store) == []

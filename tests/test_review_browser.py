@@ -24,7 +24,9 @@ if __name__ == "__main__":          # run as a script (bench, screenshots): this
 import scoring
 from scoring import agricola, avenue, carcassonne
 from scoring.elements import elements, set_element
-from vision import review
+from vision.review import boards as review_boards, boxes, editor, server, session
+from vision import UserError
+from vision.inputs import saved_path
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -80,7 +82,7 @@ def blank_picture(game: str, data: dict) -> np.ndarray:
     if game == "carcassonne":
         xs, ys = [t["x"] for t in data["tiles"]], [t["y"] for t in data["tiles"]]
         return np.full(((max(ys) - min(ys) + 2) * 96, (max(xs) - min(xs) + 2) * 96, 3), 200, np.uint8)
-    return np.full(review.blank_board(game).shape, 235, np.uint8)
+    return np.full(boxes.blank_board(game).shape, 235, np.uint8)
 
 
 def stand_in(game: str, truth: dict, misread: dict, flags: list[str]):
@@ -103,7 +105,7 @@ def stand_in(game: str, truth: dict, misread: dict, flags: list[str]):
 def board_for(tmp_path, game, truth, misread, flags):
     photo = tmp_path / f"{game}.png"
     photo.write_bytes(b"a photo")
-    return photo, review.open_photo(photo, game, read=stand_in(game, truth, misread, flags))
+    return photo, review_boards.open_photo(photo, game, read=stand_in(game, truth, misread, flags))
 
 
 @pytest.fixture
@@ -111,7 +113,7 @@ def serve():
     servers = []
 
     def serve_(*boards):
-        srv, _ = review.start_server(list(boards))
+        srv, _ = server.start_server(list(boards))
         servers.append(srv)
         return srv
 
@@ -125,7 +127,7 @@ def saved_scores_as_page(page, photo, game) -> dict:
     """Save with Ctrl-S; the saved state's score must be what the page's card shows."""
     page.keyboard.press("Control+s")
     page.wait_for_selector("#mark.saved")
-    saved = json.loads(review.saved_path(photo).read_text())
+    saved = json.loads(saved_path(photo).read_text())
     module = scoring.game_module(game)
     card = module.score(module.from_dict(saved["state"]))
     shown = page.inner_text("#total")
@@ -305,7 +307,7 @@ def test_carcassonne_every_kind(tmp_path, serve, open_page):
     page.click('#editor-body button.swatch:has-text("green")')
     page.wait_for_function("ui.item.elements.find((e) => e.name === 'meeple:4').value.colour === 'green'")
     page.click('#editor-body button.swatch:has-text("blue")')
-    refs = review.tile_pictures()["tiles"]["E"]["refs"]["270"]          # meeple:4 is on E turned 270
+    refs = editor.tile_pictures()["tiles"]["E"]["refs"]["270"]          # meeple:4 is on E turned 270
     field = next(r for r in refs if r.startswith("field"))
     assert "city:W" in refs
     page.click(f'#editor-body .parts button[data-feature="{field}"]')
@@ -352,9 +354,9 @@ def test_unreadable_photo_is_entered_by_hand(tmp_path, serve, open_page):
     photo.write_bytes(b"\xff\xd8 not a whole jpeg")
 
     def fails(path, game, **_):
-        raise review.UserError(path, "no Avenue sheet found")
+        raise UserError(path, "no Avenue sheet found")
 
-    board = review.open_photo(photo, "avenue", read=fails)
+    board = review_boards.open_photo(photo, "avenue", read=fails)
     page = open_page(serve(board).url)
     assert "could not be read" in page.inner_text("#error")
     page.click('#marks g[data-name="cell:0,0"]')
@@ -366,7 +368,7 @@ def test_unreadable_photo_is_entered_by_hand(tmp_path, serve, open_page):
     assert page.inner_text("#total") == "23 (entered by hand)"
     page.keyboard.press("Control+s")
     page.wait_for_selector("#mark.saved")
-    saved = json.loads(review.saved_path(photo).read_text())
+    saved = json.loads(saved_path(photo).read_text())
     assert saved["entered_by_hand"] == {"board": True, "total": 23}
     assert saved["state"]["roads"][0][0] == "NS"
 
@@ -578,15 +580,15 @@ def test_phone_pinch_zoom_still_works(tmp_path, serve, open_phone):
 # ---------------------------------------------------------------------------
 # A 72-tile layout: the page is interactive at once, and an edit comes back rescored quickly.
 
-def layout_72(seed: int = 3) -> tuple[review.Review, dict]:
+def layout_72(seed: int = 3) -> tuple[session.Review, dict]:
     """A random 72-tile layout with meeples, on a plain picture as a photo would give it."""
     import random
 
     rng = random.Random(seed)
     layout = carcassonne.random_meeples(rng, carcassonne.random_layout(rng, 72), ("red", "blue", "green", "yellow"))
     data = carcassonne.to_dict(layout)
-    board = review.Review("carcassonne", data, rectified=blank_picture("carcassonne", data),
-                          frame=review.LayoutFrame(min(t["x"] for t in data["tiles"]), min(t["y"] for t in data["tiles"]),
+    board = session.Review("carcassonne", data, rectified=blank_picture("carcassonne", data),
+                          frame=boxes.LayoutFrame(min(t["x"] for t in data["tiles"]), min(t["y"] for t in data["tiles"]),
                                                    96.0, 96.0, 48.0, 48.0))
     return board, data
 
@@ -761,7 +763,7 @@ def bench(loads: int = 6, edits: int = 10) -> None:
             ready, edit = [], []
             for i in range(loads):
                 board, data = layout_72()
-                srv, _ = review.start_server([board])
+                srv, _ = server.start_server([board])
                 context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=phone,
                                                is_mobile=phone, bypass_csp=True)    # for the wait below
                 page = context.new_page()
@@ -799,8 +801,8 @@ def screenshots(out: Path) -> None:
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         for game, name in SCREENSHOT_PHOTOS.items():
-            board = review.open_photo(SAMPLES / name, game)
-            srv, _ = review.start_server([board])
+            board = review_boards.open_photo(SAMPLES / name, game)
+            srv, _ = server.start_server([board])
             for device, size, phone in (("laptop", (1400, 900), False), ("phone", (390, 844), True)):
                 context = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=phone,
                                                is_mobile=phone)

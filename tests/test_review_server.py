@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scoring
-from vision import review
+from vision.review import boards as review_boards, params, server, session
 from vision.store import Photo, Store
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -53,8 +53,8 @@ def boards():
     out = {}
     for game, sample in (("avenue", "avenue-1.json"), ("agricola", "agricola-wooden-hut.json"),
                          ("carcassonne", "carcassonne-1.json")):
-        out[game] = review.Review(game, json.loads((SAMPLES / sample).read_text()))
-    srv, _ = review.start_server(list(out.values()))
+        out[game] = session.Review(game, json.loads((SAMPLES / sample).read_text()))
+    srv, _ = server.start_server(list(out.values()))
     yield srv, out
     srv.shutdown()
     srv.server_close()
@@ -93,7 +93,7 @@ def test_bad_carcassonne_bodies_get_a_4xx_and_a_reason(boards, raw, reason):
 def test_a_body_shorter_than_declared_is_answered_after_the_timeout(boards):
     srv, _ = boards
     saved = srv.params
-    srv.params = review.ReviewParams(request_timeout_s=0.5)
+    srv.params = params.ReviewParams(request_timeout_s=0.5)
     try:
         port = srv.server_address[1]
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
@@ -182,8 +182,8 @@ def test_the_page_shows_what_the_store_holds(tmp_path):
                "score": module.score(state).to_dict(), "corners": None, "timings_ms": {}}
     store.add(Photo(path=str(tmp_path / "farm.jpg"), hash="cd" * 32, game="agricola", player="Bo"),
               reading=reading)
-    boards = review.store_boards(store, who="judge")
-    srv, _ = review.start_server(boards)
+    boards = review_boards.store_boards(store, who="judge")
+    srv, _ = server.start_server(boards)
     try:
         # 10^19 points: more than SQLite holds; refused, and the page keeps the store's value
         status, answer = request(srv, "POST", "/api/items/0/edit",
@@ -208,20 +208,20 @@ def test_the_page_shows_what_the_store_holds(tmp_path):
 def test_ctrl_c_names_the_unsaved_boards(tmp_path, monkeypatch, capsys):
     photo = tmp_path / "sheet.png"
     photo.write_bytes(b"photo")
-    board = review.Review("avenue", json.loads((SAMPLES / "avenue-1.json").read_text()), photo=photo)
-    other = review.Review("avenue", json.loads((SAMPLES / "avenue-2.json").read_text()), photo=tmp_path / "b.png")
+    board = session.Review("avenue", json.loads((SAMPLES / "avenue-1.json").read_text()), photo=photo)
+    other = session.Review("avenue", json.loads((SAMPLES / "avenue-2.json").read_text()), photo=tmp_path / "b.png")
     board.edit("cell:0,0", "NS" if board.data["roads"][0][0] != "NS" else "EW")
 
     def interrupted(self, poll_interval=0.5):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(review.ReviewServer, "serve_forever", interrupted)
-    assert review.run([board, other], browser=False) == 130
+    monkeypatch.setattr(server.ReviewServer, "serve_forever", interrupted)
+    assert server.run([board, other], browser=False) == 130
     err = capsys.readouterr().err
     assert err.strip() == ("scorelens: stopped with 1 unsaved board: sheet.png (their edits are lost; "
                            "run the same command again to redo them)")
     board.save(tmp_path / "c")
-    assert review.run([board, other], browser=False) == 130
+    assert server.run([board, other], browser=False) == 130
     assert capsys.readouterr().err.strip() == "scorelens: stopped; every board is saved"
 
 

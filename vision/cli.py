@@ -104,9 +104,9 @@ def cmd_serve(args) -> int:
 
 
 def cmd_review(args) -> int:
-    from vision import review
+    from vision.review import server
 
-    return review.cmd_review(args)
+    return server.cmd_review(args)
 
 
 def cmd_learn(args) -> int:
@@ -186,7 +186,7 @@ exit status:
 def cmd_batch(args) -> int:
     import shlex
 
-    from vision.batch import run_batch
+    from vision.batch.run import run_batch
 
     again = ["scorelens", "batch", *args.paths, *(["--game", args.game] if args.game else []), "--db", args.db]
     for flag, value in (("--workers", args.workers), ("--manifest", args.manifest),
@@ -214,7 +214,7 @@ def cmd_batch(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from vision.batch import export, parse_points
+    from vision.batch.export import export, parse_points
 
     return export(args.db, csv_path=args.csv, as_json=args.json, html_path=args.html,
                   points=parse_points(args.points), game=args.game)

@@ -332,7 +332,8 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
     import os
     import tempfile
 
-    from vision import bench, classify, review
+    from vision import bench, classify
+    from vision.review import session as review_session
     from vision.read import read_photo
     from vision.render import write_set
     from scoring.elements import elements
@@ -353,7 +354,7 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
             fixes, saved = 0, 0
             for photo, truth in corrected:
                 try:
-                    board = review.Review.from_reading(read_photo(photo, game, use_saved=False), photo)
+                    board = review_session.Review.from_reading(read_photo(photo, game, use_saved=False), photo)
                 except UserError as e:
                     log(f"  {e} (not corrected)")
                     continue

@@ -35,7 +35,8 @@ from http import HTTPStatus
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from vision import UserError, review
+from vision import UserError
+from vision.review import boards as review_boards, params as review_params, server as review_server
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def _number(text: str | None, what: str) -> int | None:
     return int(text)
 
 
-class ServeServer(review.ReviewServer):
+class ServeServer(review_server.ReviewServer):
     """The review server, plus uploads, standings, and a token on every request."""
 
     def __init__(self, store, game: str, folder: Path, host: str = "127.0.0.1", port: int = 0,
@@ -118,15 +119,15 @@ class ServeServer(review.ReviewServer):
         self.changes = threading.Condition()   # notified whenever the standings may have changed
         self.version = 0                       # counts those changes
         self.closing = False
-        review.ReviewServer.__init__(self, [b.board for b in boards], port, host=host,
-                                     params=replace(review.PARAMS, request_timeout_s=params.request_timeout_s))
+        review_server.ReviewServer.__init__(self, [b.board for b in boards], port, host=host,
+                                     params=replace(review_params.PARAMS, request_timeout_s=params.request_timeout_s))
 
     def _board(self, record):
         from types import SimpleNamespace
 
-        from vision.batch import resolve_reader
+        from vision.batch.worker import resolve_reader
 
-        board = review.store_boards_of([record], self.store, resolve_reader(self.reader))[0]
+        board = review_boards.store_boards_of([record], self.store, resolve_reader(self.reader))[0]
         return SimpleNamespace(hash=record.hash, board=board)
 
     @property
@@ -145,7 +146,7 @@ class ServeServer(review.ReviewServer):
 
     def standings(self) -> dict:
         """What ``/api/standings`` answers and each event carries."""
-        from vision.batch import standings
+        from vision.batch.export import standings
 
         records = [r for r in self.store.records() if r.game == self.game]
         return {"game": self.game, "photos": len(records), "standings": standings(records)}
@@ -175,7 +176,7 @@ def lan_address() -> str:
             return "127.0.0.1"
 
 
-class ServeHandler(review.ReviewHandler):
+class ServeHandler(review_server.ReviewHandler):
     """Pages: ``/`` (send a photo), ``/review`` (the review page), ``/standings``. API: the
     review page's, ``POST /api/upload?player=&table=&round=`` (the photo's bytes as the body),
     ``GET /api/standings``, and ``GET /api/events``: a ``text/event-stream`` whose
@@ -209,15 +210,15 @@ class ServeHandler(review.ReviewHandler):
         path = urlsplit(self.path).path
         token = self.server.token.encode()
         if path in ("/", "/standings"):
-            body = review._asset("serve.html").replace(b"{{TOKEN}}", token).replace(
+            body = review_server._asset("serve.html").replace(b"{{TOKEN}}", token).replace(
                 b"{{GAME}}", self.server.game.encode())
             return self._send(HTTPStatus.OK, body, "text/html; charset=utf-8")
         if path == "/review":
-            body = review._asset("review.html").replace(b"{{TOKEN}}", token)
+            body = review_server._asset("review.html").replace(b"{{TOKEN}}", token)
             return self._send(HTTPStatus.OK, body, "text/html; charset=utf-8")
         if path in ASSETS:
             name, kind = ASSETS[path]
-            return self._send(HTTPStatus.OK, review._asset(name), kind)
+            return self._send(HTTPStatus.OK, review_server._asset(name), kind)
         if path == "/api/standings":
             return self._json(HTTPStatus.OK, self.server.standings())
         if path == "/api/events":
@@ -316,7 +317,7 @@ class ServeHandler(review.ReviewHandler):
 
 def store_upload(server: ServeServer, data: bytes, suffix: str, player, table, rnd):
     """Keep the photo as ``FOLDER/HASH.SUFFIX`` and store its reading as batch mode does."""
-    from vision.batch import read_one
+    from vision.batch.worker import read_one
     from vision.store import Photo
 
     digest = hashlib.sha256(data).hexdigest()
