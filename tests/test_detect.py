@@ -19,7 +19,7 @@ import pytest
 
 from vision import detect
 from vision.photo import read_photo_file
-from vision.read import GAME_MODELS
+from vision.read import game_reader
 from vision.store import MIGRATIONS, SCHEMA_VERSION, Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +124,7 @@ def test_batch_reads_a_mixed_folder_and_export_takes_one_game(tmp_path):
     assert {r.player: r.game for r in records} == {g: g for g in PHOTOS}
     for r in records:                              # the models that read each photo, by their hashes
         assert r.models["game-detector"] == sha256(ROOT / "models" / "game-detector.onnx")
-        assert set(GAME_MODELS[r.game]) <= set(r.models)
+        assert set(game_reader(r.game).models) <= set(r.models)
         assert r.adapted == []
     refused = cli("export", "--db", db, "--json", env=env)
     assert refused.returncode == 2 and "--game" in refused.stderr

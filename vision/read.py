@@ -21,11 +21,13 @@ no-such-photo.jpg: no such file
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,19 +40,32 @@ from vision import UserError
 from vision import photo as photo_stage
 from scoring.common import check_text, one_line
 from vision.limits import load_json, read_side
-from vision.reading import Reading
-from vision.avenue.read import MORE_SEARCH, draw_avenue, read_avenue
-from vision.reading import _Clock
+from vision.avenue.read import read_avenue
+from vision.reading import GameReader, Reading, _Clock
 
 
+#: The games, each with its reader (:class:`vision.reading.GameReader`) in ``vision.GAME.read.READER``.
+GAMES = ("avenue", "agricola", "carcassonne")
+
+
+@lru_cache(maxsize=None)
+def game_reader(game: str) -> GameReader:
+    """The reader of ``game``: ``vision.GAME.read.READER``, imported when first used.
+
+    >>> game_reader("avenue").models
+    ('avenue-cells', 'avenue-column')
+    """
+    return importlib.import_module(f"vision.{game}.read").READER
+
+
+#: game -> the reader of a decoded photo: ``f(image, source, clock, **options) -> Reading``
+#: (:attr:`GameReader.read`; Agricola's and Carcassonne's imported when first used).
 READERS: dict[str, Callable[..., Reading]] = {"avenue": read_avenue}
 
 
 def read_agricola(image: np.ndarray, source: str, clock: _Clock, side: dict | None = None, **options) -> Reading:
     """The Agricola reader (:mod:`vision.agricola`), imported when first used."""
-    from vision.agricola import read as agri_read
-
-    return agri_read.read_agricola(image, source, clock, side=side, **options)
+    return game_reader("agricola").read(image, source, clock, side=side, **options)
 
 
 READERS["agricola"] = read_agricola
@@ -58,25 +73,10 @@ READERS["agricola"] = read_agricola
 
 def read_carcassonne(image: np.ndarray, source: str, clock: _Clock, side: dict | None = None, **options) -> Reading:
     """The Carcassonne reader (:mod:`vision.carcassonne`), imported when first used."""
-    from vision.carcassonne import read
-
-    return read.read_carcassonne(image, source, clock, side=side, **options)
+    return game_reader("carcassonne").read(image, source, clock, side=side, **options)
 
 
 READERS["carcassonne"] = read_carcassonne
-
-
-#: The options each game's reader takes, when the game is detected rather than given
-#: (an option of another game is left out for that reader).
-GAME_OPTIONS = {
-    "avenue": ("template", "models"),
-    "agricola": ("side", "off_board", "models"),
-    "carcassonne": ("side", "track", "models", "calibration", "edition"),
-}
-
-#: The games whose photos may show several boards (each player's own sheet or farmyard), and
-#: the options of their readers when they look for one more.
-SEVERAL_BOARDS = {"avenue": {"searches": (MORE_SEARCH,)}, "agricola": {}}
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,8 @@ def board_share(corners: np.ndarray, image: np.ndarray) -> float:
 
 def _options_for(game: str, options: dict, detected: bool) -> dict:
     """The options that go to ``game``'s reader: all of them for a game that was given,
-    those it takes (:data:`GAME_OPTIONS`) for a game that was detected."""
-    return {k: v for k, v in options.items() if not detected or k in GAME_OPTIONS.get(game, ())}
+    those it takes (:attr:`GameReader.options`) for a game that was detected."""
+    return {k: v for k, v in options.items() if not detected or k in game_reader(game).options}
 
 
 def _decode(photo) -> tuple[str, Any]:
@@ -211,7 +211,7 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
     clock = _Clock()
     source, decoded = _decode(photo)
     if source != "<array>" and "side" not in options and (
-            game is None or game in OFF_BOARD or "side" in inspect.signature(READERS[game]).parameters):
+            game is None or game_reader(game).off_board or "side" in inspect.signature(READERS[game]).parameters):
         # the off-board values beside the photo (PHOTO.side.json), as batch mode passes them:
         # read, batch, review and bench then build a reading the same way
         side = read_side(Path(photo))
@@ -226,12 +226,13 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
     first.detection = detection
     readings = [first]
     image = decoded.image
-    while (several and game_read in SEVERAL_BOARDS and len(readings) < BOARDS.most
+    more_boards = game_reader(game_read).more_boards     # None: one board a photo
+    while (several and more_boards is not None and len(readings) < BOARDS.most
            and board_share(readings[-1].corners, decoded.image) < BOARDS.crowded):
         image = cover_board(image, readings[-1].corners)
         more = _Clock()
         try:
-            reading = READERS[game_read](image, source, more, **options, **SEVERAL_BOARDS[game_read])
+            reading = READERS[game_read](image, source, more, **options, **more_boards)
         except UserError as e:
             if not is_not_found(e):
                 raise
@@ -272,23 +273,15 @@ def read_photo(photo: str | Path | np.ndarray, game: str | None = None, *, debug
 # ---------------------------------------------------------------------------
 # Which models read a photo
 
-#: game -> the models its reader runs (``models/NAME.onnx``); ``game-detector`` reads every
-#: photo whose game was not given.
-GAME_MODELS = {
-    "avenue": ("avenue-cells", "avenue-column"),
-    "agricola": ("agricola-board", "agricola-spaces", "agricola-fences"),
-    "carcassonne": ("carcassonne-layout", "carcassonne-tiles", "carcassonne-meeples"),
-}
-
-
 def models_used(game: str, detected: bool = False) -> tuple[dict[str, str], list[str]]:
-    """The models that read a photo of ``game``: name -> SHA-256 of the file read, and the
+    """The models that read a photo of ``game`` (:attr:`GameReader.models`, and ``game-detector``
+    for a photo whose game was not given): name -> SHA-256 of the file read, and the
     names of those adapted to this set by ``scorelens learn``. A reader adds what only it
     knows (Carcassonne: the calibration it read with, ``carcassonne-tiles+calibration``)."""
     from vision.classify import MODELS_DIR
     from vision.inputs import adapted_model, model_sha256
 
-    names = GAME_MODELS.get(game, ()) + (("game-detector",) if detected else ())
+    names = game_reader(game).models + (("game-detector",) if detected else ())
     hashes, adapted = {}, []
     for name in names:
         shipped = MODELS_DIR / f"{name}.onnx"
@@ -304,20 +297,8 @@ def models_used(game: str, detected: bool = False) -> tuple[dict[str, str], list
 # ---------------------------------------------------------------------------
 # No silent zeros: what the photo cannot show, and whether anybody gave it
 
-#: game -> the fields of the state's JSON form that no photo shows (they count as 0 unless given),
-#: and how to give them.
-OFF_BOARD = {
-    "agricola": ("supply", "cards", "card_points", "bonus_points", "begging_cards"),
-    "carcassonne": ("track",),
-}
-HOW_TO_GIVE = {
-    "agricola": "--supply, --cards, --card-points, --bonus-points, --begging, PHOTO.side.json or the manifest",
-    "carcassonne": "--track, PHOTO.side.json or the manifest's track column",
-}
-
-
 def not_given(game: str, state: Any, options: dict) -> list[str]:
-    """The off-board values of ``game`` that nobody gave (options, side file, manifest):
+    """The off-board values of ``game`` (:attr:`GameReader.off_board`) that nobody gave (options, side file, manifest):
     they count as 0, and the reading says so.
 
     Carcassonne's track is given per player: ``track:blue`` when blue is on
@@ -330,7 +311,7 @@ def not_given(game: str, state: Any, options: dict) -> list[str]:
     >>> not_given("carcassonne", layout, {"track": {"red": 12}}), not_given("carcassonne", layout, {})
     (['track:blue'], ['track'])
     """
-    fields = OFF_BOARD.get(game, ())
+    fields = game_reader(game).off_board
     side = options.get("side") if isinstance(options.get("side"), dict) else {}
     given = set(side) | set(options.get("off_board") or {})
     if game == "carcassonne":
@@ -353,7 +334,7 @@ def not_given_lines(game: str, missing: list[str]) -> list[str]:
     """
     if not missing:
         return []
-    how = HOW_TO_GIVE.get(game, "")
+    how = game_reader(game).how_to_give
     plain = [m.replace("_", " ") for m in missing if ":" not in m]
     per_player = [m.split(":", 1)[1] for m in missing if m.startswith("track:")]
     out = []
@@ -378,27 +359,6 @@ def draw_corners(image: np.ndarray, corners: np.ndarray, max_side: int = 1600) -
     return img
 
 
-DRAWERS: dict[str, Callable[[Reading], np.ndarray]] = {"avenue": draw_avenue}
-
-
-def draw_agricola(reading: Reading) -> np.ndarray:
-    from vision.agricola import read as agri_read
-
-    return agri_read.draw_agricola(reading)
-
-
-DRAWERS["agricola"] = draw_agricola
-
-
-def draw_carcassonne(reading: Reading) -> np.ndarray:
-    from vision.carcassonne import read
-
-    return read.draw_carcassonne(reading)
-
-
-DRAWERS["carcassonne"] = draw_carcassonne
-
-
 def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_scale: int = 1) -> list[Path]:
     """Write ``NAME.located.jpg`` (the photo with the corners), ``NAME.rectified.png``
     (the board with every reading drawn) and ``NAME.reading.json`` into ``folder``."""
@@ -413,8 +373,8 @@ def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_s
     corners = (reading.corners + 0.5) / photo_scale - 0.5
     out = [folder / f"{stem}.located.jpg", folder / f"{stem}.rectified.png", folder / f"{stem}.reading.json"]
     ok = cv2.imwrite(str(out[0]), draw_corners(image, corners))
-    if reading.rectified is not None and reading.game in DRAWERS:
-        ok &= cv2.imwrite(str(out[1]), DRAWERS[reading.game](reading))
+    if reading.rectified is not None and reading.game in READERS:
+        ok &= cv2.imwrite(str(out[1]), game_reader(reading.game).draw(reading))
     else:
         out.pop(1)
     if not ok:
@@ -425,10 +385,6 @@ def write_debug(reading: Reading, image: np.ndarray, folder: str | Path, photo_s
 
 # ---------------------------------------------------------------------------
 # The command line: scorelens read
-
-#: How each segment looks in the readable card: the two edges it joins.
-SEGMENT_GLYPHS = {"NS": "│", "EW": "─", "NE": "└", "ES": "┌", "SW": "┐", "WN": "┘", None: "·"}
-
 
 def _value_text(value, name: str = "") -> str:
     from scoring.agricola import Space
@@ -450,22 +406,8 @@ def render_reading(reading: Reading) -> str:
            + (" (game detected)" if reading.detection else "")]
     if reading.adapted:
         out.append(f"read with models adapted to this set: {', '.join(reading.adapted)}")
-    if reading.game == "avenue":
-        sheet = reading.state
-        out.append("    " + " ".join(str(c) for c in range(avenue.COLS)) + "    score column")
-        for r in range(avenue.ROWS):
-            row = " ".join(SEGMENT_GLYPHS[s] for s in sheet.roads[r])
-            side = ""
-            if r < avenue.ROUNDS:
-                rnd = sheet.rounds[r]
-                side = f"    round {r + 1}: {rnd.farm or '-'} {'-' if rnd.score is None else rnd.score}"
-            out.append(f"  {r} {row}{side}")
-    elif reading.game == "agricola":
-        from vision.agricola.read import render_farm
-        out += render_farm(reading.state)
-    elif reading.game == "carcassonne":
-        from vision.carcassonne.read import render_layout
-        out += render_layout(reading.state)
+    if reading.game in READERS:
+        out += game_reader(reading.game).text(reading.state)
     out.append("")
     out.append(reading.card.render())
     out += not_given_lines(reading.game, reading.not_given)

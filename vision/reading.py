@@ -1,21 +1,40 @@
 """What every reader returns: :class:`Reading`, one board read from one photo.
 
-The readers (:mod:`vision.read` for Avenue, :mod:`vision.agricola`,
-:mod:`vision.carcassonne`) each return one; :func:`vision.read.read_boards`
+The readers (:mod:`vision.avenue.read`, :mod:`vision.agricola.read`,
+:mod:`vision.carcassonne.read`) each return one; :func:`vision.read.read_boards`
 finishes it (the photo's own pixels, the off-board values nobody gave, the
 models that read it), and every application (read, batch, review, bench)
 takes it as it is. ``to_dict()`` is its JSON form.
+
+Each game's reader is described by one :class:`GameReader`, ``vision.GAME.read.READER``: the
+one protocol through which :mod:`vision.read` (and so read, batch, review, bench and learn)
+reads, draws and prints that game's boards.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 import scoring
+
+
+@dataclass(frozen=True)
+class GameReader:
+    """One game's reader, as :mod:`vision.read` uses it: ``vision.GAME.read.READER``."""
+
+    game: str
+    read: Callable[..., "Reading"]          # read(image, source, clock, **options) -> Reading; UserError if no board
+    draw: Callable[["Reading"], np.ndarray]  # the rectified board with every reading drawn (the debug image)
+    text: Callable[[Any], list[str]]        # the state as the readable card's lines
+    options: tuple[str, ...]                # the options read() takes, when the game is detected rather than given
+    models: tuple[str, ...]                 # the models it runs (models/NAME.onnx)
+    off_board: tuple[str, ...] = ()         # fields of the state's JSON form that no photo shows (0 unless given)
+    how_to_give: str = ""                   # how the user gives them
+    more_boards: dict | None = None         # read()'s options to look for one more board; None: one board a photo
 
 
 @dataclass

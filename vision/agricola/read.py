@@ -55,6 +55,7 @@ reads, and the ``read`` command's options, which win over the side file::
 Every key may be left out; the names are those of the farm's JSON form
 (:mod:`scoring.agricola`).
 
+>>> from vision.agricola.offboard import off_board_values, parse_pairs
 >>> off_board_values({"supply": {"grain": 2}}, {"card_points": 7})
 {'supply': {'grain': 2}, 'card_points': 7}
 >>> parse_pairs("grain=2,vegetables=1", "--supply", ("grain", "vegetables"))
@@ -78,6 +79,7 @@ from vision.agricola.locate import find_board, not_found_reason
 from vision.agricola.offboard import check_off_board, off_board_values, side_values
 from vision.agricola.params import ASSEMBLE, AgricolaModels, MODELS
 from vision.agricola.windows import fence_window, space_window
+from vision.reading import GameReader
 
 
 # ---------------------------------------------------------------------------
@@ -243,3 +245,11 @@ def render_farm(farm: Farm) -> list[str]:
                 line += f"{space_text(yard[r, c]):^{cell}}"
         out.append(line)
     return out
+
+
+READER = GameReader(
+    "agricola", read_agricola, draw_agricola, render_farm, options=("side", "off_board", "models"),
+    models=("agricola-board", "agricola-spaces", "agricola-fences"),
+    off_board=("supply", "cards", "card_points", "bonus_points", "begging_cards"),
+    how_to_give="--supply, --cards, --card-points, --bonus-points, --begging, PHOTO.side.json or the manifest",
+    more_boards={})

@@ -26,7 +26,7 @@ from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE
 from vision.avenue.locate import LOCATE, avenue_layout, locate_sheet
 from vision.avenue.rectify import rectify_sheet
-from vision.reading import Reading
+from vision.reading import GameReader, Reading
 from vision.reading import _Clock
 
 
@@ -176,3 +176,25 @@ def draw_avenue(reading: Reading, px_per_mm: float | None = None) -> np.ndarray:
     cv2.putText(img, f"total {total}", (int(AVENUE.grid_x * s), int((AVENUE.height_mm - 3) * s)),
                 font, 0.15 * s, (0, 0, 0), 2, cv2.LINE_AA)
     return img
+
+
+#: How each segment looks in the readable card: the two edges it joins.
+SEGMENT_GLYPHS = {"NS": "│", "EW": "─", "NE": "└", "ES": "┌", "SW": "┐", "WN": "┘", None: "·"}
+
+
+def sheet_text(sheet: avenue.Sheet) -> list[str]:
+    """The sheet as read, for the readable card: the roads and the score column."""
+    out = []
+    out.append("    " + " ".join(str(c) for c in range(avenue.COLS)) + "    score column")
+    for r in range(avenue.ROWS):
+        row = " ".join(SEGMENT_GLYPHS[s] for s in sheet.roads[r])
+        side = ""
+        if r < avenue.ROUNDS:
+            rnd = sheet.rounds[r]
+            side = f"    round {r + 1}: {rnd.farm or '-'} {'-' if rnd.score is None else rnd.score}"
+        out.append(f"  {r} {row}{side}")
+    return out
+
+
+READER = GameReader("avenue", read_avenue, draw_avenue, sheet_text, options=("template", "models"),
+                    models=("avenue-cells", "avenue-column"), more_boards={"searches": (MORE_SEARCH,)})

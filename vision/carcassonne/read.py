@@ -57,6 +57,7 @@ from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES
 from vision.carcassonne.presence import tile_presence
 from vision.carcassonne.regions import part_map
 from vision.carcassonne.track import parse_track
+from vision.reading import GameReader
 
 
 # ---------------------------------------------------------------------------
@@ -357,3 +358,10 @@ def render_layout(layout: rules.Layout) -> list[str]:
     if layout.meeples:
         out.append("meeples: " + ", ".join(f"{m.colour} on {m.feature} of {m.x},{m.y}" for m in layout.meeples))
     return out
+
+
+READER = GameReader(
+    "carcassonne", read_carcassonne, draw_carcassonne, render_layout,
+    options=("side", "track", "models", "calibration", "edition"),
+    models=("carcassonne-layout", "carcassonne-tiles", "carcassonne-meeples"),
+    off_board=("track",), how_to_give="--track, PHOTO.side.json or the manifest's track column")

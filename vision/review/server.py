@@ -49,7 +49,7 @@ def check_body(value: Any, params: ReviewParams = PARAMS, depth: int = 0) -> Non
     >>> check_body({"value": 10 ** 20})
     Traceback (most recent call last):
     ...
-    vision.review.BadBody: a number in the body is larger than 9007199254740992
+    vision.review.server.BadBody: a number in the body is larger than 9007199254740992
     """
     if depth > params.max_json_depth:
         raise BadBody(f"the body is nested deeper than {params.max_json_depth} levels")
@@ -76,7 +76,7 @@ def parse_body(raw: bytes, params: ReviewParams = PARAMS) -> dict:
     >>> parse_body(b"[" * 100000)
     Traceback (most recent call last):
     ...
-    vision.review.BadBody: the body is nested deeper than 24 levels
+    vision.review.server.BadBody: the body is nested deeper than 24 levels
     """
     raw = raw or b"{}"
     try:
