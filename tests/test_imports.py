@@ -130,6 +130,13 @@ def test_nothing_below_the_applications_imports_one(graph):
     assert {(a, b) for a in below for b in graph[a] if is_application(b)} == set()
 
 
+def test_the_foreign_proxies_share_nothing_with_the_renderers_and_nothing_trains_on_them(graph):
+    proxies = {f"vision.{game}.proxy" for game in GAMES}
+    assert proxies <= set(graph)
+    assert {(p, b) for p in proxies for b in graph[p] if b.startswith("vision.render") or b.endswith(".render")} == set()
+    assert {(a, b) for a in graph for b in graph[a] if b in proxies and a != "vision.render"} == set()
+
+
 def test_the_graph_sees_imports_inside_functions(graph):
     assert "vision.inputs" in graph["vision.read"]          # read imports apply_saved inside read_boards
     assert "vision.agricola.calibration" in graph["vision.agricola.read"]   # inside read_agricola

@@ -2,7 +2,7 @@
 
 :func:`render` plays a random legal game (the state is the scoring core's own
 type), draws the flat board in our own art (``vision.avenue.render``,
-``.agricola``, ``.carcassonne``), photographs it with the camera model
+``vision.agricola.render``, ``vision.carcassonne.render``), photographs it with the camera model
 (:mod:`vision.render.camera`) and returns the photo with its truth:
 
 ``{"game", "seed", "state", "corners", "elements", "camera", "size"}``
@@ -36,7 +36,7 @@ from .camera import CAMERA, draw_camera, encode_jpeg, photograph, project_boxes
 GAMES = ("agricola", "avenue", "carcassonne")
 
 #: The foreign proxy: ``style="proxy"`` draws and photographs the board with
-#: ``vision.render.proxy.<game>``, a renderer written apart from the training
+#: ``vision.<game>.proxy``, a renderer written apart from the training
 #: one. No training run and no tuning choice may use it (``vision.train``
 #: refuses it); its figures are reported apart.
 PROXY = "proxy"
@@ -107,7 +107,7 @@ def render_jpeg(game: str, seed: int, megapixels=None, style: str | None = None,
 
 def _render_proxy_jpeg(game: str, seed: int, state, rng: np.random.Generator, megapixels, split: str,
                        options: dict) -> tuple[bytes, dict]:
-    """:func:`render_jpeg` for the foreign proxy: ``vision.render.proxy.<game>.photograph``.
+    """:func:`render_jpeg` for the foreign proxy: ``vision.<game>.proxy.photograph``.
 
     The proxy module takes the state (drawn by the training renderer's
     ``random_state``: the game, not the art) and returns a dict with
