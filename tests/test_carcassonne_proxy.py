@@ -53,7 +53,8 @@ def test_the_proxy_photographs_the_game_it_is_given_the_same_way_each_time():
 
 
 def test_no_training_run_imports_the_proxy():
-    code = "import sys, vision.train; print(sorted(m for m in sys.modules if 'proxy' in m))"
+    code = ("import sys, vision.train, vision.avenue.train, vision.agricola.train, vision.carcassonne.train; "
+            "print(sorted(m for m in sys.modules if 'proxy' in m))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from scoring import agricola
-from vision.agricola import cut as agri_cut, locate, params, windows, geometry
+from vision import geometry
+from vision.agricola import cut as agri_cut, locate, params, windows
 from vision.agricola import render as game
 from vision.render import render_jpeg
 from vision.agricola import proxy as proxy

@@ -10,7 +10,8 @@ import pytest
 from scoring import agricola
 from scoring.agricola import EDGES, POSITIONS, Edge
 from vision import UserError
-from vision.agricola import assemble, cut, locate, offboard, params, read, train, windows, geometry
+from vision import geometry
+from vision.agricola import assemble, cut, locate, offboard, params, read, train, windows
 from vision.read import read_photo
 
 ROOT = Path(__file__).resolve().parent.parent

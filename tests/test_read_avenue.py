@@ -31,7 +31,8 @@ def seeded_pieces():
     """Pieces cut from 8 jittered flat sheets, handwriting from the held-out split; each cell
     in the reader's two looks (as it is, and the pen alone), read as the reader reads them."""
     from vision.avenue import render as draw
-    from vision.train import jitter_sheet, random_rounds, sheet_labels
+    from vision.avenue.train import random_rounds, sheet_labels
+    from vision.render.camera import jitter_sheet
     from vision.avenue.cells import cut_column, prepare_cells
 
     rng = np.random.default_rng(12345)

@@ -51,7 +51,7 @@ def truth_crops(seed: int, megapixels: float = 3.0, style: str | None = None):
     """Crops of every tile square of one rendered photo, where its truth puts them, and their labels."""
     from vision.photo import decode_bytes
     from vision.render import render_jpeg
-    from vision.train import carcassonne_cell_map
+    from vision.carcassonne.train import carcassonne_cell_map
 
     data, truth = render_jpeg("carcassonne", seed, megapixels=megapixels, style=style)
     photo = decode_bytes(data, "rendered")
@@ -99,7 +99,7 @@ def test_meeple_model_tells_standing_from_lying_and_sees_no_meeple_where_there_i
     held-out photos (split test): each pose read right at least 90% of the time."""
     from vision.photo import decode_bytes
     from vision.render import render_jpeg
-    from vision.train import carcassonne_meeple_crops
+    from vision.carcassonne.train import carcassonne_meeple_crops
 
     model = classify.MeepleModel()
     right, total = np.zeros(3), np.zeros(3)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from scoring import avenue
-from vision import UserError, template
+from vision import UserError
+from vision.avenue import template
 
 
 def wrong_cells(proposed: avenue.Template, truth: avenue.Template) -> list[tuple[int, int]]:
