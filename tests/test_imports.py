@@ -142,3 +142,12 @@ def test_the_graph_sees_imports_inside_functions(graph):
     assert "vision.agricola.calibration" in graph["vision.agricola.read"]   # inside read_agricola
     assert "vision.avenue.rectify" in graph["vision.avenue.locate"]
     assert "vision.avenue.locate" not in graph["vision.avenue.rectify"]
+
+
+def test_every_package_is_listed_for_the_install():
+    """A plain install carries only the packages pyproject.toml lists (see docs/development.md)."""
+    tomllib = pytest.importorskip("tomllib")      # Python 3.11+
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    packages = {module_name(p.parent / "__init__.py") for pkg in ("vision", "scoring") for p in (ROOT / pkg).rglob("__init__.py")}
+    assert packages - listed == set()
