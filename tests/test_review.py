@@ -14,7 +14,8 @@ import scoring
 from scoring import avenue
 from scoring.elements import elements, set_element
 from vision import UserError, inputs
-from vision.review import boards as review_boards, boxes as review_boxes, editor, server as review_server, session
+from vision.review import (boards as review_boards, boxes as review_boxes, editor, server as review_server,
+                           session)
 from vision.inputs import file_sha256, saved_path
 from vision.geometry import AVENUE
 

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from scoring import agricola
-from scoring.agricola import ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Edge, Farm, Farmyard, Fences, Space
+from scoring.agricola import (ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Edge, Farm, Farmyard,
+                              Fences, Space)
 from vision.agricola.params import ASSEMBLE, AssembleFarm, SPACE_HEADS
 
 

@@ -13,7 +13,10 @@ import numpy as np
 
 from scoring.agricola import ANIMALS, EDGES, HOUSES, POSITIONS
 from vision import UserError
-from vision.agricola.calibration import CALIBRATE, CLASSES, Calibrate, ColourTable, FENCES, LAYOUT, PRINT, TILES, board_at, calibration_path, class_distances, edge_strip, fit_class, half_turn, light_and_glare, normalised, read_board, space_box, turned_edge
+from vision.agricola.calibration import (CALIBRATE, CLASSES, Calibrate, ColourTable, FENCES, LAYOUT, PRINT,
+                                         TILES, board_at, calibration_path, class_distances, edge_strip,
+                                         fit_class, half_turn, light_and_glare, normalised, read_board,
+                                         space_box, turned_edge)
 
 
 # ---------------------------------------------------------------------------

@@ -74,7 +74,8 @@ from scoring.agricola import COLUMNS, EDGES, KINDS, POSITIONS, ROWS, Edge, Farm
 from vision import UserError
 from vision.geometry import AGRICOLA
 from vision.agricola.assemble import assemble_farm, space_text, turn_readings, upright
-from vision.agricola.cut import board_white, cut_fences, cut_spaces, meadow_white, normalise_colour, rectify_board, shrink, stick_fences
+from vision.agricola.cut import (board_white, cut_fences, cut_spaces, meadow_white, normalise_colour,
+                                 rectify_board, shrink, stick_fences)
 from vision.agricola.locate import find_board, not_found_reason
 from vision.agricola.offboard import check_off_board, off_board_values, side_values
 from vision.agricola.params import ASSEMBLE, AgricolaModels, MODELS

@@ -19,7 +19,8 @@ import scoring
 from vision import UserError
 from vision.limits import SIDE_SUFFIX
 from vision.store import UNKNOWN_GAME, Photo, Store
-from vision.batch.photos import DEFAULT_READER, ERRORS_LISTED, IN_FLIGHT_PER_WORKER, PHOTO_SUFFIXES, STOP_SIGNALS, find_photos, is_photo_name, one_line, plan, read_manifest
+from vision.batch.photos import (DEFAULT_READER, ERRORS_LISTED, IN_FLIGHT_PER_WORKER, PHOTO_SUFFIXES,
+                                 STOP_SIGNALS, find_photos, is_photo_name, one_line, plan, read_manifest)
 from vision.batch.worker import Executor, make_executor
 
 

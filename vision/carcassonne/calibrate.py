@@ -17,7 +17,9 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import _components
-from vision.carcassonne.calibration import CALIBRATE, CALIBRATION_ROWS, Calibrate, Calibration, _grid_orientations, _model_sha256, calibration_path, pixel_features
+from vision.carcassonne.calibration import (CALIBRATE, CALIBRATION_ROWS, Calibrate, Calibration,
+                                            _grid_orientations, _model_sha256, calibration_path,
+                                            pixel_features)
 from vision.carcassonne.classify import TileModel
 from vision.carcassonne.models import MODELS, CarcassonneModels
 from vision.carcassonne.cut import CUT, _apply, _jitter, cut_tiles, normalise_tiles

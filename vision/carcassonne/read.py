@@ -47,11 +47,12 @@ import numpy as np
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import Assembled, assemble_layout
 from vision.carcassonne.calibration import CALIBRATED_TILES, calibration_sha256, load_calibration
-from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples, read_cells,
-                                         refit_to_tiles)
+from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
+                                         read_cells, refit_to_tiles)
 from vision.carcassonne.cut import _apply, cut_tiles
 from vision.carcassonne.decode import EMPTY
-from vision.carcassonne.lattice import LATTICE, Lattice, LatticeFit, find_lattice, layout_map, layout_parts, look_closer
+from vision.carcassonne.lattice import (LATTICE, Lattice, LatticeFit, find_lattice, layout_map, layout_parts,
+                                        look_closer)
 from vision.carcassonne.models import CarcassonneModels, MODELS
 from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES
 from vision.carcassonne.presence import tile_presence

@@ -19,7 +19,8 @@ from scoring import StateError
 from scoring.elements import elements, get_element, set_element
 from vision import UserError
 from vision.inputs import SAVED_FORMAT, corrections_dir, file_sha256, saved_path
-from vision.review.boxes import BOX_FUNCTIONS, Box, CROP_FUNCTIONS, LayoutFrame, _free_frame, blank_board, carcassonne_boxes, element_boxes, layout_frame
+from vision.review.boxes import (BOX_FUNCTIONS, Box, CROP_FUNCTIONS, LayoutFrame, _free_frame, blank_board,
+                                 carcassonne_boxes, element_boxes, layout_frame)
 from vision.review.editor import element_kind
 from vision.review.params import OFF_BOARD, PARAMS, ReviewParams
 
