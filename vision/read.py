@@ -1,15 +1,15 @@
-"""Read a photo of a finished board: the whole pipeline, one stage after another.
+"""Read a photo of a finished board: decode it, find its game, read every board in it, score each.
 
 ::
 
-    photo ──decode──> image ──locate──> corners ──rectify──> sheet frame
-          ──cut──> pieces ──classify──> labels + probabilities
-          ──assemble──> state, confidences, flags ──score──> card
+    photo ──decode──> image ──detect──> the game (unless given) ──the game's reader──> Reading
+          ──more boards, the models that read it, the values nobody gave, a saved review──> readings
 
-Each stage is its own module (:mod:`vision.photo`, :mod:`vision.avenue.locate`,
-:mod:`vision.avenue.rectify`, :mod:`vision.avenue.cells`, :mod:`vision.classify`,
-:mod:`vision.avenue.assemble`) with its parameters at its top. This module ties
-them together for each game (:data:`READERS`) and writes the debug images.
+Each game's reader is its own package (:mod:`vision.avenue`, :mod:`vision.agricola`,
+:mod:`vision.carcassonne`), one stage per module, and is known here only through its
+:class:`vision.reading.GameReader` (``vision.GAME.read.READER``, :func:`game_reader`): how it
+reads, draws and prints a board, its options, models and off-board values. This module also
+writes the debug images and prints the readable card (``scorelens read``).
 
 >>> from vision import UserError
 >>> try:
