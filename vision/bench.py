@@ -157,7 +157,7 @@ def _turn_feature(feature: str, quarter: int) -> str:
 
 def _carcassonne_canonical(layout):
     """Every tile at its smallest equivalent rotation, meeples' features renamed to match: a
-    straight road turned half round is the same placement (vision.carcassonne.canonical_rotation),
+    straight road turned half round is the same placement (vision.carcassonne.decode.canonical_rotation),
     and a photo of it cannot tell the two apart."""
     from vision.carcassonne.decode import canonical_layout
 

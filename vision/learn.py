@@ -1,7 +1,7 @@
 """Learn from corrections: adapt the classifiers to one game set's crops.
 
 The review page keeps a crop of every element of each saved board, filed by
-its true label (:func:`vision.review.store_crops`). ``scorelens learn``
+its true label (:func:`vision.review.session.store_crops`). ``scorelens learn``
 refits the **last layer** of each classifier on those crops: the model's
 penultimate-layer features of each crop are computed with onnxruntime, and
 a softmax layer is fitted to them, started from the shipped weights and held

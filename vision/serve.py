@@ -8,7 +8,7 @@ them as Server-Sent Events (``GET /api/events``), and the page polls only while 
 stream is down.
 
 Each upload is stored in the batch's results store exactly as ``scorelens
-batch`` stores a photo (:func:`vision.batch.read_one`, then
+batch`` stores a photo (:func:`vision.batch.worker.read_one`, then
 :meth:`vision.store.Store.add`): known by the SHA-256 of its bytes, kept in
 ``STORE-uploads/HASH.EXT`` beside the store. No name from the client ever
 reaches the file system; the player's name goes to the store's player

@@ -26,7 +26,7 @@ from then on (:func:`calibrated_readings`) in place of the space and fence model
 - a fence is the player's colour along most of an edge's band: printed paths, whatever their
   colour, are not the player's.
 
-The calibrated readings are handed to the reader's own assembly (:func:`vision.agricola.assemble_farm`)
+The calibrated readings are handed to the reader's own assembly (:func:`vision.agricola.assemble.assemble_farm`)
 as the models' would be, so the rules, the board's turn and the flags work as before.
 """
 
@@ -198,7 +198,7 @@ def class_distances(f: np.ndarray, table: ColourTable, offset: np.ndarray, param
 # Where things are on the rectified board (mm -> pixels at params.px_per_mm)
 
 def board_at(rect: np.ndarray, params: Calibrate = CALIBRATE) -> np.ndarray:
-    """The rectified board (:func:`vision.agricola.rectify_board`) brought to ``px_per_mm``."""
+    """The rectified board (:func:`vision.agricola.cut.rectify_board`) brought to ``px_per_mm``."""
     k = params.px_per_mm * AGRICOLA.width_mm / rect.shape[1]
     return cv2.resize(rect, (int(round(AGRICOLA.width_mm * params.px_per_mm)),
                              int(round(AGRICOLA.height_mm * params.px_per_mm))),
@@ -411,7 +411,7 @@ def path_image(image: np.ndarray, table: ColourTable, tint: np.ndarray, params: 
 
 def find_board_calibrated(image: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE, report=None):
     """The board found by the set's colours (:func:`yard_outline`), then locked onto its fence
-    lines as the reader locks any outline (:func:`vision.agricola.lock_outlines`); None if not."""
+    lines as the reader locks any outline (:func:`vision.agricola.locate.lock_outlines`); None if not."""
     from vision.agricola import cut, locate, params as agri_params, windows
 
     got = yard_outline(image, table, params)
@@ -576,7 +576,7 @@ def _sure(n_labels: int, i: int, sure: float, spread: int = 1) -> np.ndarray:
 
 def calibrated_readings(rect: np.ndarray, table: ColourTable, params: Calibrate = CALIBRATE
                         ) -> tuple[dict, np.ndarray]:
-    """The space heads' probabilities (``(15, labels)`` each, as :func:`vision.agricola.read_pieces`
+    """The space heads' probabilities (``(15, labels)`` each, as :func:`vision.agricola.read.read_pieces`
     gives them) and the fence probabilities, from the calibrated reading of a rectified board."""
     from vision.agricola.params import SPACE_HEADS
 

@@ -456,7 +456,7 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     xs, ys = board_examples(pairs + others)
     board = train_board_net(xs, ys, params, seed, log)
     export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
-           {"labels": ["table", "board"], "input": "colour photo, vision.agricola.mask_input",
+           {"labels": ["table", "board"], "input": "colour photo, vision.agricola.locate.mask_input",
             "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
 
     log("cutting spaces and fence edges from the photos")
@@ -470,13 +470,13 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
 
     spaces = train_space_net(sx[pick], sy[pick], sw[pick], params, seed + 1, log)
     export(spaces, out / "agricola-spaces.onnx", (3, CUT.space_px, CUT.space_px),
-           {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.normalise_colour",
+           {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.cut.normalise_colour",
             "label_counts": training_label_counts(sy[pick]),
             "trained": trained | {"spaces": len(pick)}}, params)
     fences = train_fence_net(fx, fy, fw, params, seed + 2, log)
     export(fences, out / "agricola-fences.onnx", (3, CUT.fence_wide_px, CUT.fence_len_px),
            {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,
-            "input": "colour fence-edge crop, vision.agricola.normalise_colour",
+            "input": "colour fence-edge crop, vision.agricola.cut.normalise_colour",
             "trained": trained | {"edges": len(fx)}}, params)
     for name in ("agricola-board", "agricola-spaces", "agricola-fences"):
         log(f"wrote {out / name}.onnx ({(out / f'{name}.onnx').stat().st_size / 1024:.0f} KiB)")

@@ -54,7 +54,7 @@ NUMBER_LABELS = ["blank"] + [str(n) for n in range(31)]
 CELL_LABELS = ["none"] + list(avenue.SEGMENTS)
 
 #: How much likelier each number is on a finished sheet than in the column model's training
-#: (:func:`vision.train.random_number`, and a share of numbers 0-30 drawn evenly). In play a 0
+#: (:func:`vision.avenue.train.random_number`, and a share of numbers 0-30 drawn evenly). In play a 0
 #: is written whenever a farm does not beat the one above, most farms connect a handful of
 #: grapes, and a box is rarely left blank.
 NUMBER_PRIOR = {"0": 2.0, **{str(n): 1.5 for n in range(1, 10)}, "blank": 0.5}

@@ -29,7 +29,7 @@ Each batch is augmented again on the fly (shifts, small rotations and
 scaling of the crop, contrast, blur, noise). Handwriting comes from the
 renderer's ``train`` split only; the benchmark writes with held-out digits.
 
-``--game agricola`` trains the Agricola models (:func:`vision.agricola.train_models`);
+``--game agricola`` trains the Agricola models (:func:`vision.agricola.train.train_models`);
 ``--game carcassonne`` the Carcassonne layout, tile and meeple models (below),
 ``--game carcassonne --only meeples`` the meeple model alone.
 

@@ -4,7 +4,7 @@ The player photographs their 24 tile types A-X in a 6 x 4 block, north up
 (ABCDEF / GHIJKL / MNOPQR / STUVWX; docs/calibration.md). The block is found
 by its geometry alone (the shipped model need not read the art), turned by its
 tiles' edges, checked against the 24 types, and its tiles kept as exemplars
-(:class:`vision.carcassonne.Calibration`), which :mod:`vision.carcassonne`
+(:class:`vision.carcassonne.calibration.Calibration`), which :mod:`vision.carcassonne`
 reads with from then on. This is the command; the reader only loads its file.
 """
 

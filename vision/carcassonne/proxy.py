@@ -31,7 +31,7 @@ What it draws, unlike the training art:
 
 :func:`photograph` is the hook of ``vision.render.render_jpeg(..., style="proxy")``;
 :func:`calibration_photo` lays the 24 base types out for ``scorelens calibrate``
-(:data:`vision.carcassonne.CALIBRATION_ROWS`, north up) in the same art.
+(:data:`vision.carcassonne.calibration.CALIBRATION_ROWS`, north up) in the same art.
 
 >>> import numpy as np
 >>> from vision.carcassonne import render as game
@@ -757,7 +757,7 @@ def photograph(state, rng: np.random.Generator, megapixels=12.0, split: str = "t
 
 
 def calibration_layout(rows=("ABCDEF", "GHIJKL", "MNOPQR", "STUVWX")) -> rules.Layout:
-    """The 24 base types north up in ``rows`` (``vision.carcassonne.CALIBRATION_ROWS``)."""
+    """The 24 base types north up in ``rows`` (``vision.carcassonne.calibration.CALIBRATION_ROWS``)."""
     return rules.Layout(tuple(rules.Placement(c, r, name, 0) for r, row in enumerate(rows)
                               for c, name in enumerate(row)))
 

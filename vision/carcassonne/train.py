@@ -30,7 +30,7 @@ from vision.progress import epochs_bar
 #   large a tile is there;
 # - carcassonne-tiles.onnx reads a 48 x 48 colour crop of one lattice
 #   square: empty, or a tile type and its rotation (equivalent rotations
-#   named by the smallest, vision.carcassonne.canonical_rotation), a map of
+#   named by the smallest, vision.carcassonne.decode.canonical_rotation), a map of
 #   the meeples on it (12 x 12: none, or a colour standing or lying), and
 #   its penultimate layer (the embedding that calibration adapts).
 #
@@ -339,7 +339,7 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
                        (1, 3, MEEPLE_CUT.size, MEEPLE_CUT.size),
                        {"labels": json.dumps(list(POSES)), "size": str(MEEPLE_CUT.size),
                         "foot": "where the meeple's foot is from the window's centre (x right, y down), in window sides",
-                        "input": "colour, vision.carcassonne.cut_meeples then normalise_tiles",
+                        "input": "colour, vision.carcassonne.classify.cut_meeples then normalise_tiles",
                         "trained": json.dumps(facts)}, params, {"crops": {0: "n"}, "logits": {0: "n"}, "foot": {0: "n"}})
     log(f"wrote {out / 'carcassonne-meeples.onnx'} ({(out / 'carcassonne-meeples.onnx').stat().st_size / 1024:.0f} KiB)")
     return 0
@@ -699,7 +699,7 @@ def train_carcassonne(seed: int, out: Path, quick: bool = False, params: Carcass
     layout = train_carcassonne_layout(views, params, seed, log)
     export_carcassonne(layout, out / "carcassonne-layout.onnx", ["photo"], ["layout"],
                        (1, 3, params.layout_side, params.layout_side),
-                       {"input": "colour, vision.carcassonne.normalise_photo", "stride": "8",
+                       {"input": "colour, vision.carcassonne.lattice.normalise_photo", "stride": "8",
                         "outputs": json.dumps(["tile logit", "log tile side (pixels)"]),
                         "trained": json.dumps(facts | {"views": len(views)})}, params,
                        {"photo": {0: "n", 2: "h", 3: "w"}, "layout": {0: "n", 2: "h8", 3: "w8"}})
@@ -708,7 +708,7 @@ def train_carcassonne(seed: int, out: Path, quick: bool = False, params: Carcass
                        (1, 3, CUT.size, CUT.size),
                        {"labels": json.dumps(tile_labels()), "size": str(CUT.size),
                         "meeple_labels": json.dumps(meeple_labels()),
-                        "input": "colour, vision.carcassonne.normalise_tiles",
+                        "input": "colour, vision.carcassonne.cut.normalise_tiles",
                         "trained": json.dumps(facts | {"crops": int(len(crops))})}, params,
                        {k: {0: "n"} for k in ("crops", "logits", "meeples", "embedding")})
     for name in ("carcassonne-layout", "carcassonne-tiles"):

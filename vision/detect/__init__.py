@@ -11,7 +11,7 @@ not know the game. It asks, in this order:
    (:func:`reading_order`): each reader refuses a photo that is not its
    game (Avenue: the sheet's printed grid; Agricola: the grid crossings of
    the farmyard; Carcassonne: enough tiles whose edges agree,
-   :func:`vision.carcassonne.layout_evidence`). The first reader that finds
+   :func:`vision.carcassonne.read.layout_evidence`). The first reader that finds
    its board reads the photo. A wrong cue therefore costs time, never
    correctness.
 

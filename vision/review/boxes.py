@@ -99,7 +99,7 @@ class LayoutFrame:
 
 def layout_frame(reading) -> LayoutFrame | None:
     """The frame of a Carcassonne reading's rectified picture: the layout's squares with half
-    a square around them (:func:`vision.carcassonne._frame_and_picture`)."""
+    a square around them (:func:`vision.carcassonne.read._frame_and_picture`)."""
     rectified, layout = getattr(reading, "rectified", None), getattr(reading, "state", None)
     tiles = getattr(layout, "tiles", ())
     if rectified is None or not tiles:
