@@ -514,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="handwriting pool of the rendered photos (default: test, held out from training)")
     p.add_argument("--workers", type=int, default=2,
                    help="rendering processes (default 2; 0 renders in this process, adding to its memory)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (keys in the README)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (keys in docs/benchmark-and-training.md)")
     p.set_defaults(func=cmd_bench)
 
     return parser
