@@ -121,6 +121,7 @@ def test_the_benchmark_reads_truth_files_and_sets_made_before_them(tmp_path):
         shutil.copy(truth.truth_path(photo), new)
         shutil.copy(truth.truth_path(photo), old / f"{photo.stem}.json")      # the name synth wrote before
     (new / "avenue-photo-1.side.json").write_text("{}")                          # other JSON beside is no truth
+    (old / "avenue-photo-1.jpg.scorelens.json").write_text('{"state": {}}')          # nor is a saved review
     for folder in (new, old):
         pairs = truth.folder_truths(folder, "avenue")
         assert [p.name for p, _ in pairs] == ["avenue-photo-1.jpg", "avenue-photo-2.jpg"]

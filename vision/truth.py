@@ -106,7 +106,7 @@ def folder_truths(folder: str | Path, game: str) -> list[tuple[Path, dict]]:
     """The ``(photo path, truth)`` pairs of a folder of ``game`` photos, in name order.
 
     Every ``*.truth.json`` counts, and, in sets made before this format, every
-    ``NAME.json`` that holds a ``state``.
+    ``NAME.json`` that holds a ``state`` and an ``image``.
     """
     from scoring.common import StateError, parse_json
     from vision.limits import LIMITS, read_text
@@ -123,8 +123,8 @@ def folder_truths(folder: str | Path, game: str) -> list[tuple[Path, dict]]:
             data = parse_json(read_text(js, LIMITS.max_json_bytes, "truth file"))
         except StateError as e:
             raise UserError(js, f"not a truth file ({e})") from None
-        if not new and not is_truth(data):
-            continue                                   # another JSON file beside the photos
+        if not new and not (is_truth(data) and "image" in data):
+            continue                                   # another JSON file beside the photos (a saved review)
         truth = check(data, js)
         if truth["game"] != game:
             raise UserError(js, f"is a {truth['game']} photo, not {game}")
