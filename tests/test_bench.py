@@ -118,7 +118,8 @@ def test_synth_command_writes_pairs(tmp_path, capsys):
     assert main(["synth", "--game", "avenue", "--n", "2", "--seed", "4", "--out", str(out),
                  "--megapixels", "0.4"]) == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["avenue-s4-0000.jpg", "avenue-s4-0000.truth.json", "avenue-s4-0001.jpg", "avenue-s4-0001.truth.json"]
+    assert names == ["avenue-s4-0000.jpg", "avenue-s4-0000.truth.json",
+                     "avenue-s4-0001.jpg", "avenue-s4-0001.truth.json"]
     written = truth.load(out / "avenue-s4-0001.truth.json")
     assert written["image"] == "avenue-s4-0001.jpg"
     assert set(written) >= {"game", "seed", "image", "state", "made_with", "corners", "elements", "camera", "size"}

@@ -336,7 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="score a board state (JSON, text form, or a photo's truth file)",
                        description="Score a board state file and print its score card.")
-    p.add_argument("file", metavar="STATE", help="state file: JSON, the compact text form, or a PHOTO.truth.json; - for stdin")
+    p.add_argument("file", metavar="STATE",
+                   help="state file: JSON, the compact text form, or a PHOTO.truth.json; - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"),
                    help="the game, when the file does not say")
