@@ -44,11 +44,12 @@ class BoardSearch:
     max_segments: int = 1500          # ... the longest this many
     vp_tries: int = 250               # RANSAC draws for each vanishing point
     vp_sin: float = math.sin(math.radians(1.5))  # a segment points at a vanishing point within this angle ...
-    vp_px: float = 1.5                # ... or within this many pixels at its ends (short segments)
+    vp_px: float = 0.6                # ... or within this many pixels at its ends (short segments)
     vp_count: int = 6                 # vanishing points found one after the other (board's two, table's ...)
     vp_min_share: float = 0.02        # a vanishing point explains at least this share of the segments' length
     min_turn_deg: float = 25.0        # the two families of a grid differ by at least this much in direction
     merge: float = 0.002              # segments this close across (of the rectified extent) are one line
+    length_power: float = 1.0         # a segment counts as its length to this power
     line_tol: float = 0.1             # a segment within this share of the pitch belongs to a grid line
     beyond_weight: float = 1.0        # lines a pitch past the grid count against it this much
     inside_margin: float = 0.0        # the outer fence lines' crossings lie in the photo (a board cut off is not read)
@@ -58,8 +59,8 @@ class BoardSearch:
     keep_grids: int = 8               # best grids verified
     min_score: float = 1.25           # the grid's edges over the inside of its spaces (vision.agricola's measure)
     min_crossings: int = 12           # fence-line crossings agreeing with the lock
-    beyond_ratio: float = 0.6         # spaces a pitch past a side standing out this much as the grid's: part of a board
-    check_px_per_mm: float = 2.0      # the board and a pitch around it are checked at this scale
+    beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board
+    check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
     max_seconds: float = 1.5          # the search gives up after this much CPU time
 
 
@@ -129,7 +130,8 @@ def _agree(segs: np.ndarray, vp: np.ndarray, params: BoardSearch = SEARCH) -> np
 def vanishing_points(segs: np.ndarray, rng: np.random.Generator, params: BoardSearch = SEARCH) -> list[np.ndarray]:
     """Vanishing points of the segments' main families, one after the other (sequential RANSAC,
     weighted by length): each explains its segments, which are then set aside. Homogeneous,
-    in the segments' pixels; a family of parallel lines has its point at infinity."""
+    in the segments' pixels; a family of parallel lines has its point at infinity. Each comes
+    with the indices of all the segments pointing at it."""
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     lines = _homogeneous_lines(segs)
     left = np.ones(len(segs), bool)
@@ -160,9 +162,10 @@ def vanishing_points(segs: np.ndarray, rng: np.random.Generator, params: BoardSe
         ln = lines[members] / (np.linalg.norm(lines[members][:, :2], axis=1, keepdims=True) + 1e-12)
         _, _, vt = np.linalg.svd(ln * np.sqrt(length[members])[:, None])
         vp = vt[-1] / np.linalg.norm(vt[-1])
-        members = idx[_agree(segs[idx], vp, params)]
-        out.append((vp, members))
-        left[members] = False
+        left[idx[_agree(segs[idx], vp, params)]] = False
+        # its family: every segment pointing at it, also those an earlier point explained (a
+        # table's grain running nearly along the board's lines must not take them away)
+        out.append((vp, np.flatnonzero(_agree(segs, vp, params))))
     return out
 
 
@@ -277,8 +280,9 @@ def grid_candidates(segs: np.ndarray, vps: list, size: tuple, params: BoardSearc
         ext = float(max(hi - lo))
         if not np.isfinite(ext) or ext <= 0:
             continue
-        x1, len1 = 0.5 * (r1a[:, 0] + r1b[:, 0]), np.hypot(*(r1b - r1a).T)
-        y2, len2 = 0.5 * (r2a[:, 1] + r2b[:, 1]), np.hypot(*(r2b - r2a).T)
+        # a line's weight: its length to a power (a fence line's edges are long, a table's grain short)
+        x1, len1 = 0.5 * (r1a[:, 0] + r1b[:, 0]), np.hypot(*(r1b - r1a).T) ** params.length_power
+        y2, len2 = 0.5 * (r2a[:, 1] + r2b[:, 1]), np.hypot(*(r2b - r2a).T) ** params.length_power
         back = np.linalg.inv(h)
         for n1, n2 in ((g.cols + 1, g.rows + 1), (g.rows + 1, g.cols + 1)):
             fx = even_lines(x1, len1, n1, ext, params)
@@ -341,58 +345,47 @@ def outer_homography(quad: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(mm, np.float32(quad))
 
 
-def _space_sides(row: int, col: int, band_mm=(-1.5, -0.75, 0.0, 0.75, 1.5)) -> tuple[np.ndarray, np.ndarray]:
-    """Board-mm points on a space's four sides (top, bottom, left, right; 40 each, repeated
-    across a 3 mm band: ``(5, 4, 40, 2)``) and inside it clear of them (``(K, 2)``); any row or
-    column, also one past the grid."""
-    x0, y0, x1, y1 = AGRICOLA.space_box(row, col)
-    t = np.arange(2.0, 42.0, 1.0)
-    sides = np.stack([np.c_[x0 + t, np.full_like(t, y0)], np.c_[x0 + t, np.full_like(t, y1)],
-                      np.c_[np.full_like(t, x0), y0 + t], np.c_[np.full_like(t, x1), y0 + t]])
-    normal = np.array([[0, 1], [0, 1], [1, 0], [1, 0]], float)[:, None, :]
-    band = np.stack([sides + d * normal for d in band_mm])
-    xx, yy = np.meshgrid(np.arange(x0 + 6, x1 - 5, 3.0), np.arange(y0 + 6, y1 - 5, 3.0))
-    return band, np.c_[xx.ravel(), yy.ravel()]
+def line_strengths(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
+    """How clearly each fence line shows, and the line a pitch past each outer one: the 8
+    vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
+    pitch around it) rectified by ``h`` (board mm -> ``image`` pixels).
 
+    A line's strength is its path's two parallel edges (any of the prints' widths, as
+    :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
+    (a fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
+    """
+    from vision.agricola import FIND
+    from vision.rectify import warp
 
-def space_contrast(gradient: np.ndarray, to_px: np.ndarray, row: int, col: int, sides=(0, 1, 2, 3)) -> float:
-    """How clearly a space's sides stand out from its inside on a rectified gradient image
-    (``to_px``: board mm -> its pixels): the weakest of ``sides``'s mean edge (the strongest
-    across a 3 mm band) over the inside's median edge + 8. Several on the board's spaces,
-    about 1 on a table or a margin."""
-    band, inside = _space_sides(row, col)
-    h, w = gradient.shape
-    def at(pts):
-        p = pts.reshape(-1, 2) @ to_px[:2, :2].T + to_px[:2, 2]
-        xi = np.clip(np.round(p[:, 0]).astype(int), 0, w - 1)
-        yi = np.clip(np.round(p[:, 1]).astype(int), 0, h - 1)
-        return gradient[yi, xi].reshape(pts.shape[:-1])
-    edge = at(band).max(axis=0).mean(axis=1)[list(sides)]
-    return float(edge.min() / (np.median(at(inside)) + 8.0))
+    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
+    shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    rect = cv2.GaussianBlur(warp(gray, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
+    gx, gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0)), np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
+    pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
+    for width in FIND.slot_widths_mm:
+        d = max(1, int(round(width / 2 * s)))
+        np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
+        np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
+    px = lambda mm: int(round((p + mm) * s))
+    across_x = np.median(pair_x[px(g.line_y(0)):px(g.line_y(g.rows))], axis=0)
+    across_y = np.median(pair_y[:, px(g.line_x(0)):px(g.line_x(g.cols))], axis=1)
+    near = lambda prof, mm: float(prof[max(0, px(mm - 2)):px(mm + 2) + 1].max())
+    return (np.array([near(across_x, g.line_x(i)) for i in range(-1, g.cols + 2)]),
+            np.array([near(across_y, g.line_y(j)) for j in range(-1, g.rows + 2)]))
 
 
 def goes_on(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
     """Which side the grid goes on past (the lock holds only part of a board), or None.
 
-    The spaces a row or column past each side are measured as the grid's own
-    are (:func:`space_contrast`, their three sides away from the grid): past
-    a whole board they lie on its margin and the table, and hardly stand out;
-    past part of a board they are spaces like the others.
+    The line a pitch past each outer fence line is measured as the grid's own
+    are (:func:`line_strengths`): past a whole board it lies on the table and
+    hardly shows; past part of a board it is a fence line like the others.
     """
-    from vision.agricola import gradient_map
-    from vision.rectify import warp
-
-    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
-    shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
-    gradient = gradient_map(warp(image, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s))
-    to_px = np.array([[s, 0, s * p - 0.5], [0, s, s * p - 0.5], [0, 0, 1]])
-    own = np.median([space_contrast(gradient, to_px, r, c) for r in range(g.rows) for c in range(g.cols)])
-    past = {"left": [(r, -1) for r in range(g.rows)], "right": [(r, g.cols) for r in range(g.rows)],
-            "top": [(-1, c) for c in range(g.cols)], "bottom": [(g.rows, c) for c in range(g.cols)]}
-    away = {"left": (0, 1, 2), "right": (0, 1, 3), "top": (0, 2, 3), "bottom": (1, 2, 3)}
-    for name, spaces in past.items():
-        beyond = np.median([space_contrast(gradient, to_px, r, c, away[name]) for r, c in spaces])
-        if beyond >= params.beyond_ratio * own:
+    v, hh = line_strengths(image, h, params)
+    own = float(np.median(np.r_[v[1:-1], hh[1:-1]])) + 1e-3
+    for name, value in (("left", v[0]), ("right", v[-1]), ("top", hh[0]), ("bottom", hh[-1])):
+        if value >= params.beyond_ratio * own:
             return name
     return None
 
@@ -455,6 +448,38 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     timed = "; gave up after the time allowed" if len(tried) < len(cands) else ""
     return Located(None, f"no farmyard grid: {len(tried)} grids tried, {partial} only part of a board, "
                          f"{weak} not locked onto fence lines{timed}", tried, shown)
+
+
+def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH):
+    """The board to read: ``found`` (from the shipped search or the calibrated one) if it is sure
+    (:attr:`vision.agricola.FindBoard.sure_crossings`), else what :func:`locate` finds from the
+    grid of fence lines, else ``found`` if it is whole; None if neither holds a whole board. ``report`` (the shipped search's) is told what
+    the grid search said (``report["grid"]``), for the one line on what was not found.
+
+    A lock that is not sure is checked for going on past a side
+    (:func:`goes_on`): part of a board is never read.
+    """
+    from vision.agricola import FIND, shrink_to
+
+    report = {} if report is None else report
+    whole = None
+    if found is not None and found.lines >= FIND.sure_crossings:
+        return found
+    if found is not None:
+        k = min(1.0, params.long_side / max(image.shape[:2]))
+        work = shrink_to(image, k)[0] if k < 0.99 else image
+        k = work.shape[1] / image.shape[1]
+        to_work = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
+        side = goes_on(work, to_work @ found.h_mm_to_img, params)
+        if side is None:
+            whole = found
+        else:
+            report["grid"] = f"a lock onto part of a board (the grid goes on past its {side}) was refused"
+    located = locate(image, params)
+    if located.found is not None:
+        return located.found
+    report["grid"] = "; ".join(filter(None, [report.get("grid"), located.why]))
+    return whole
 
 
 # ---------------------------------------------------------------------------
