@@ -27,7 +27,6 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -252,10 +251,7 @@ def grid_candidates(segs: np.ndarray, vps: list, size: tuple, params: BoardSearc
     per_pair = []
     g = AGRICOLA
     for (v1, m1), (v2, m2) in ((a, b) for i, a in enumerate(vps) for b in vps[i + 1:]):
-        d1 = v1[:2] - 0 * v1[2]
         # the two families must differ in direction where they are seen
-        mid1 = 0.5 * (segs[m1, :2] + segs[m1, 2:])
-        mid2 = 0.5 * (segs[m2, :2] + segs[m2, 2:])
         ang1 = np.degrees(np.arctan2(*(segs[m1, 3] - segs[m1, 1], segs[m1, 2] - segs[m1, 0]))) % 180
         ang2 = np.degrees(np.arctan2(*(segs[m2, 3] - segs[m2, 1], segs[m2, 2] - segs[m2, 0]))) % 180
         turn = abs(float(np.median(ang1)) - float(np.median(ang2)))
@@ -419,28 +415,26 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     for s, quad in cands:
         if time.process_time() > deadline:
             break
-        for turn in (0, 2):            # a half turn looks the same; try both corners' order only once
-            if turn:
-                break
-            h0 = outer_homography(quad)
-            locked, lines = lock_any_print(gray, h0, FIND)
-            if not lines:
-                locked = h0
-            score = rectified_score(work, locked)
-            corners = cv2.perspectiveTransform(mm[None], to_img @ locked)[0]
-            if lines < params.min_crossings or score < params.min_score:
-                tried.append((corners, f"weak: {lines} crossings, score {score:.2f}"))
-                weak += 1
-                continue
-            side = goes_on(work, locked, params)
-            if side is not None:
-                tried.append((corners, f"part of a board: the grid goes on past its {side}"))
-                partial += 1
-                continue
-            tried.append((corners, f"board: {lines} crossings, score {score:.2f}"))
-            if best is None or score > best.score:
-                best = Found(corners.astype(np.float32), to_img @ locked, score, lines)
-        if best is not None and best.lines >= FIND.sure_crossings:
+        # a half turn looks the same: which long side is the top is read later (vision.agricola.upright)
+        h0 = outer_homography(quad)
+        locked, lines = lock_any_print(gray, h0, FIND)
+        if not lines:
+            locked = h0
+        score = rectified_score(work, locked)
+        corners = cv2.perspectiveTransform(mm[None], to_img @ locked)[0]
+        if lines < params.min_crossings or score < params.min_score:
+            tried.append((corners, f"weak: {lines} crossings, score {score:.2f}"))
+            weak += 1
+            continue
+        side = goes_on(work, locked, params)
+        if side is not None:
+            tried.append((corners, f"part of a board: the grid goes on past its {side}"))
+            partial += 1
+            continue
+        tried.append((corners, f"board: {lines} crossings, score {score:.2f}"))
+        if best is None or score > best.score:
+            best = Found(corners.astype(np.float32), to_img @ locked, score, lines)
+        if best.lines >= FIND.sure_crossings:
             break
     if best is not None:
         return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}",
