@@ -369,18 +369,43 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness}
 
 
-def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class Augment:
+    """How differently another photo may show a tile of the calibration photo (:func:`_augment`)."""
+
+    light: tuple = (0.65, 1.25)     # brightness factor
+    white_balance: float = 0.15     # red and blue factors, 1 +- this
+    gamma: float = 0.0              # brightness curve, exponent exp(+- this)
+    fall_off: float = 0.0           # a lamp's fall-off across the tile: brightness 1 +- this from side to side
+    noise: tuple = (0.5, 4.0)       # sensor noise, standard deviation (grey levels)
+    blur: float = 1.3               # Gaussian blur up to this sigma (crop pixels)
+    jpeg: tuple = (45, 92)          # JPEG quality
+
+
+AUGMENT = Augment()
+
+
+def _augment(rng: np.random.Generator, crop: np.ndarray, params: Augment | None = None) -> np.ndarray:
     """A crop as another photo might show it: light, white balance, blur, noise, JPEG."""
     import cv2
 
-    x = crop.astype(np.float32) * rng.uniform(0.65, 1.25)
-    x *= np.array([rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.85, 1.15)], np.float32)
-    x += rng.normal(0, rng.uniform(0.5, 4.0), x.shape).astype(np.float32)
-    sigma = rng.uniform(0, 1.3)
+    params = params or AUGMENT
+    x = crop.astype(np.float32) * rng.uniform(*params.light)
+    x *= np.array([rng.uniform(1 - params.white_balance, 1 + params.white_balance), 1.0,
+                   rng.uniform(1 - params.white_balance, 1 + params.white_balance)], np.float32)
+    if params.gamma:
+        x = 255.0 * (np.clip(x, 0, 255) / 255.0) ** math.exp(rng.uniform(-params.gamma, params.gamma))
+    if params.fall_off:
+        a = rng.uniform(0, 2 * math.pi)
+        n = x.shape[0]
+        t = (np.cos(a) * np.arange(n)[None, :] + np.sin(a) * np.arange(n)[:, None]) / n
+        x *= (1 + rng.uniform(-params.fall_off, params.fall_off) * (t - t.mean()))[..., None].astype(np.float32)
+    x += rng.normal(0, rng.uniform(*params.noise), x.shape).astype(np.float32)
+    sigma = rng.uniform(0, params.blur)
     if sigma > 0.3:
         x = cv2.GaussianBlur(x, (0, 0), sigma)
     x = np.clip(x, 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 92))])
+    ok, data = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*params.jpeg))])
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else x
 
 
