@@ -339,8 +339,11 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     # the block by its outline (the table's colours, or its busyness alone: a lamp's pool of light is no tile),
     # or by the lattice of its lines; of those found, the one whose tiles' edges the 24 types explain best
     best = None
-    for find in (lambda: outline_block(image, replace(OUTLINE, colour=True)), lambda: outline_block(image, OUTLINE),
-                 lambda: _lattice_block(image, models)):
+    finders = (("outline by the table's colours and busyness",
+                lambda: outline_block(image, replace(OUTLINE, colour=True))),
+               ("outline by the table's busyness", lambda: outline_block(image, OUTLINE)),
+               ("lattice of lines", lambda: _lattice_block(image, models)))
+    for how_found, find in finders:
         found = find()
         if found is None:
             continue
@@ -350,12 +353,12 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
         crops = cut_tiles(image, found.fit.cell_to_image, seen)
         turn, places, explained = calibration_turn(crops, seen, _grid_orientations(set(found.block)))
         if best is None or explained > best[3]:
-            best = (found, turn, places, explained)
+            best = (found, turn, places, explained, how_found)
         if explained >= OUTLINE.good_explained:
             break
     if best is None:
         raise UserError(source, f"no 6 x 4 block of 24 tiles found ({how})")
-    found, turn, places, explained = best
+    found, turn, places, explained, how_found = best
     missing = [places[sq] for sq in found.block if found.tileness[sq] < params.missing_below]
     if missing:
         names = sorted(missing)
@@ -366,7 +369,8 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     if explained < params.min_explained:
         raise UserError(source, f"the tiles found do not look like the 24 types in any turn (their edges' kinds "
                                 f"explain {explained:.0%} of their look, not {params.min_explained:.0%}; {how})")
-    return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness}
+    return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness,
+            "found_by": how_found}
 
 
 @dataclass(frozen=True)
@@ -567,3 +571,53 @@ def cmd_calibrate(args) -> int:
           f"{r['reread']} of 24 again ({r['seconds']:.0f} s)")
     print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")
     return 0
+
+
+def debug_picture(image: np.ndarray, located: dict) -> np.ndarray:
+    """The calibration photo with the 24 squares found drawn on it, each named by the type placed there."""
+    import cv2
+
+    out = image.copy()
+    g = located["fit"].cell_to_image
+    width = max(2, int(max(image.shape[:2]) / 600))
+    for (i, j), name in located["places"].items():
+        p = _apply(g, np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], float))
+        cv2.polylines(out, [np.round(p).astype(np.int32)], True, (0, 0, 255), width)
+        c = tuple(int(v) for v in p.mean(0))
+        cv2.putText(out, name, c, cv2.FONT_HERSHEY_SIMPLEX, width / 2, (255, 255, 255), width * 2)
+        cv2.putText(out, name, c, cv2.FONT_HERSHEY_SIMPLEX, width / 2, (0, 0, 255), width)
+    return out
+
+
+def main(argv=None) -> int:
+    """``python -m vision.carcassonne_calibrate --debug PHOTO [OUT.png]``: how the 24 tiles of a calibration
+    photo are found (by which finder, the turn, how well the types explain their edges), drawn to OUT."""
+    import argparse
+
+    import cv2
+
+    from vision import UserError
+    from vision import photo as photo_stage
+
+    ap = argparse.ArgumentParser(prog="python -m vision.carcassonne_calibrate")
+    ap.add_argument("--debug", required=True, metavar="PHOTO")
+    ap.add_argument("out", nargs="?", help="where to draw the squares found (PNG or JPEG)")
+    args = ap.parse_args(argv)
+    try:
+        image = photo_stage.read_photo_file(args.debug).image
+        located = locate_calibration_tiles(image, source=args.debug)
+    except UserError as e:
+        print(f"scorelens: {e}")
+        return 2
+    print(f"{args.debug}: found by the {located['found_by']}; turned {located['turn']} degrees; the edges' kinds "
+          f"explain {located['explained']:.0%} of their look; least tile-like square "
+          f"{min(located['tileness'][sq] for sq in located['places']):.2f} "
+          f"(under {CALIBRATE.missing_below} is a missing tile)")
+    if args.out:
+        cv2.imwrite(args.out, debug_picture(image, located))
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
