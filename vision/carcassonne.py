@@ -557,6 +557,11 @@ class Lattice:
     #                                 tile even where tile presence finds it like the table
     candidates: int = 3             # line lattices kept, best explaining first; the tile model tries
     accept: float = 0.5             # ... the next only when the squares looked this empty or more
+    calibrated_accept: float = 1.01 # ... under an exemplar calibration (above 1: every way and part is tried, the
+    #                                 lattice most like the user's tiles wins; tuning seeds 101-102: a lattice
+    #                                 of the wrong pitch looked like tiles enough to stop the search) ...
+    calibrated_enough: float = 0.85 # ... but for a lattice whose probes are this like them (right lattices on
+    #                                 tuning seeds 101-102: 0.80-0.87, wrong ones up to 0.78)
     refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
     turned: bool = True             # the tiles are read at last turned every way too, and the readings averaged
     by_likeness: bool = True        # under an exemplar calibration, lattices are chosen by how like the user's
@@ -1864,6 +1869,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     """
     first = layout_map(image, layout_model, params)
     chosen = None
+    mine = model.calibration is not None and model.calibration.method == "exemplars"
+    accept = params.calibrated_accept if mine and params.by_likeness else params.accept
 
     def looked(lmap) -> bool:
         """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
@@ -1874,7 +1881,7 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
                 tried = choose_lattice(image, candidate, model, params=params)
                 if chosen is None or tried[2] > chosen[2]:
                     chosen = tried
-                if chosen[1] >= params.accept:
+                if chosen[1] >= accept or (mine and chosen[2] >= params.calibrated_enough):
                     return True
         return False
 
