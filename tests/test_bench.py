@@ -13,6 +13,7 @@ from scoring import avenue
 from vision import UserError, bench
 from vision.cli import main
 from vision.render import write_set
+from vision import truth
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def photos(tmp_path_factory) -> Path:
 
 
 def truth_state(photo: Path):
-    return avenue.from_dict(json.loads(photo.with_suffix(".json").read_text())["state"])
+    return avenue.from_dict(truth.load(truth.truth_path(photo))["state"])
 
 
 def perfect(photo, game):
@@ -117,10 +118,11 @@ def test_synth_command_writes_pairs(tmp_path, capsys):
     assert main(["synth", "--game", "avenue", "--n", "2", "--seed", "4", "--out", str(out),
                  "--megapixels", "0.4"]) == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["avenue-s4-0000.jpg", "avenue-s4-0000.json", "avenue-s4-0001.jpg", "avenue-s4-0001.json"]
-    truth = json.loads((out / "avenue-s4-0001.json").read_text())
-    assert truth["image"] == "avenue-s4-0001.jpg"
-    assert set(truth) >= {"game", "seed", "image", "state", "corners", "elements", "camera", "size"}
+    assert names == ["avenue-s4-0000.jpg", "avenue-s4-0000.truth.json",
+                     "avenue-s4-0001.jpg", "avenue-s4-0001.truth.json"]
+    written = truth.load(out / "avenue-s4-0001.truth.json")
+    assert written["image"] == "avenue-s4-0001.jpg"
+    assert set(written) >= {"game", "seed", "image", "state", "made_with", "corners", "elements", "camera", "size"}
     again = tmp_path / "again"
     main(["synth", "--game", "avenue", "--n", "2", "--seed", "4", "--out", str(again), "--megapixels", "0.4"])
     assert (out / "avenue-s4-0001.jpg").read_bytes() == (again / "avenue-s4-0001.jpg").read_bytes()

@@ -11,6 +11,7 @@ from vision.carcassonne import calibration as carc_calibration, classify, decode
 from vision.carcassonne import calibrate as calibration
 from vision.carcassonne import render as training_art
 from vision.carcassonne import proxy as proxy
+from vision.carcassonne import cut as carc_cut
 
 
 def _calibration(rng, counts: dict) -> carc_calibration.Calibration:
@@ -92,16 +93,56 @@ def test_the_decoder_repairs_a_layout_whose_best_guesses_break_the_rules(seed):
     assert set(decoded.changed) == set(wrong)
 
 
-def test_calibration_refuses_a_block_found_half_a_tile_off():
-    """On a wooden table whose grain runs like tile edges the block can be found half a tile off
-    (tuning seed 120): its tiles' edges then match the 24 types in no turn, and calibrate says
-    so in one line naming the photo, and saves nothing."""
+def _half_a_tile_off(photo):
+    """The calibration block of ``photo`` as found, then moved half a tile along its rows."""
+    found = calibration.outline_block(photo)
+    g = found.fit.cell_to_image @ np.array([[1, 0, 0.5], [0, 1, 0], [0, 0, 1.0]])
+    fit = lattice.LatticeFit(g, found.block, found.fit.cell_px, 0.0, 0, found.fit.seen)
+    return calibration.CalibrationBlock(fit, found.block, found.tileness, found.score)
+
+
+def test_calibration_refuses_a_block_found_half_a_tile_off(monkeypatch):
+    """A block found half a tile off (as the lattice once found it on a wooden table whose grain
+    runs like tile edges, tuning seed 120) would teach the reader half-tiles: its tiles' edges
+    match the 24 types in no turn, and calibrate says so in one line naming the photo, and
+    saves nothing."""
     photo, _ = proxy.calibration_photo(120, megapixels=4)
+    off = _half_a_tile_off(photo)
+    monkeypatch.setattr(calibration, "outline_block", lambda image, params=None: off)
+    monkeypatch.setattr(calibration, "_lattice_block", lambda image, models=None: None)
     with pytest.raises(UserError) as e:
         calibration.calibrate(photo, out="/nonexistent/never-written.npz")
     message = str(e.value)
     assert "<array>" in message and "do not look like the 24 types in any turn" in message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("seed, megapixels", [(120, 4), (105, 12), (110, 12)])
+def test_the_block_is_found_by_its_outline_whatever_its_lines(seed, megapixels):
+    """Tuning calibration photos the lattice of lines got wrong (half a tile off, or a pitch of
+    its own on a chequered cloth) or scored too low against the table: the block's outline finds
+    the 24 tiles, and their edges match the 24 types in the turn found."""
+    photo, shot = proxy.calibration_photo(seed, megapixels=megapixels)
+    found = calibration.outline_block(photo)
+    assert found is not None and len(found.block) == 24
+    located = calibration.locate_calibration_tiles(photo)
+    assert located["explained"] >= calibration.OUTLINE.good_explained
+    tiles = proxy.calibration_layout().tiles
+    x0, y0 = min(p.x for p in tiles), min(p.y for p in tiles)
+    box = {p.tile: shot["elements"][f"tile:{p.x - x0},{p.y - y0}"] for p in tiles}
+    for square, name in located["places"].items():      # each type found where the photo shows it
+        x, y = carc_cut._apply(located["fit"].cell_to_image, np.array([square], float) + 0.5)[0]
+        left, top, right, bottom = box[name]
+        assert left < x < right and top < y < bottom, (name, square)
+
+
+def test_calibration_from_a_12_mp_photo_once_refused_reads_its_tiles_again(tmp_path):
+    """calibration_photo(105) at 12 MP was refused ("no 6 x 4 block"); now it calibrates, and the
+    adapted reader reads at least 23 of its 24 tiles again, the whole way (lattice, tiles)."""
+    photo, _ = proxy.calibration_photo(105, megapixels=12)
+    report = calibration.calibrate(photo, out=tmp_path / "carcassonne.npz")
+    assert report["reread"] >= 23, report
+    assert (tmp_path / "carcassonne.npz").is_file()
 
 
 def test_calibration_accepts_a_block_it_found_right():

@@ -177,7 +177,7 @@ def test_read_reports_every_farmyard_of_a_photo(tmp_path):
     parts = []
     for i in (1, 3):
         image = cv2.imread(str(SAMPLES / f"agricola-photo-{i}.jpg"))
-        corners = np.array(json.loads((SAMPLES / f"agricola-photo-{i}.json").read_text())["corners"])
+        corners = np.array(json.loads((SAMPLES / f"agricola-photo-{i}.truth.json").read_text())["corners"])
         (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
         m = 0.25 * max(x1 - x0, y1 - y0)
         parts.append(image[int(max(0, y0 - m)):int(y1 + m), int(max(0, x0 - m)):int(x1 + m)])

@@ -13,6 +13,7 @@ from vision import UserError
 from vision import geometry
 from vision.agricola import assemble, cut, locate, offboard, params, read, train, windows
 from vision.read import read_photo
+from vision.truth import load, truth_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("agricola-photo-*.jpg"))
@@ -86,7 +87,7 @@ def test_there_are_samples():
     assert len(SAMPLES) >= 3
     for photo in SAMPLES:
         assert photo.stat().st_size < 2**20
-        assert photo.with_suffix(".json").exists()
+        assert truth_path(photo).exists()
     assert any(offboard.side_values(str(p)) for p in SAMPLES)
 
 
@@ -101,7 +102,7 @@ def wrong_elements(farm: agricola.Farm, truth: dict) -> list[str]:
 @pytest.mark.parametrize("photo", SAMPLES, ids=lambda p: p.name)
 def test_sample_reads_right(photo):
     """The total is right; of the 54 elements (house, spaces, fences), at most one count is off (the cards give the rates)."""
-    truth = json.loads(photo.with_suffix(".json").read_text())
+    truth = load(truth_path(photo))
     reading = read_photo(photo, "agricola", use_saved=False)
     assert reading.card.total == truth["expected"]["total"]
     assert len(wrong_elements(reading.state, truth["state"])) <= 1, wrong_elements(reading.state, truth["state"])

@@ -11,6 +11,7 @@ import pytest
 
 from scoring import avenue
 from vision.read import read_photo
+from vision.truth import load, truth_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("avenue-photo-*.jpg"))
@@ -71,12 +72,12 @@ def test_there_are_samples():
     assert len(SAMPLES) >= 3
     for photo in SAMPLES:
         assert photo.stat().st_size < 2**20
-        assert photo.with_suffix(".json").exists()
+        assert truth_path(photo).exists()
 
 
 @pytest.mark.parametrize("photo", SAMPLES, ids=lambda p: p.name)
 def test_sample_reads_right(photo):
-    truth = json.loads(photo.with_suffix(".json").read_text())
+    truth = load(truth_path(photo))
     reading = read_photo(photo, "avenue", use_saved=False)
     assert avenue.to_dict(reading.state) == truth["state"]
     assert reading.card.total == truth["expected"]["total"]
@@ -144,7 +145,7 @@ def test_other_photos_still_read(bad_photos):
 def test_readable_card():
     result = scorelens("read", SAMPLES[1])
     assert result.returncode == 0, result.stderr
-    truth = json.loads(SAMPLES[1].with_suffix(".json").read_text())
+    truth = load(truth_path(SAMPLES[1]))
     assert f"total" in result.stdout and str(truth["expected"]["total"]) in result.stdout
     assert "round 1:" in result.stdout
 

@@ -1,7 +1,7 @@
 """The Carcassonne reader: lattice, tile model, joint decoding, meeples, samples, calibration, errors.
 
 The samples are rendered photos kept in ``samples/`` with what they must read
-to (``NAME.expected.json``): the layout and every player's total. The tile
+to (``NAME.truth.json``): the layout and every player's total. The tile
 model's floor is measured on crops cut where the renderer's truth puts the
 squares, so that it does not depend on the lattice finder.
 """
@@ -23,6 +23,7 @@ from vision import UserError
 from vision.carcassonne import (assemble, calibration as carc_calibration, classify, cut, decode, lattice, meeples, presence,
                                 read as carc_read, regions, track)
 from vision.carcassonne import calibrate as calibration
+from vision import truth
 from vision.read import read_photo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +32,8 @@ PHOTOS = sorted(SAMPLES.glob("carcassonne-photo-*.jpg"))
 
 
 def expected(photo: Path) -> dict:
-    return json.loads(photo.with_name(photo.stem + ".expected.json").read_text())
+    """The sample's truth file (vision.truth): its state and, under expected, every player's total."""
+    return truth.load(truth.truth_path(photo))
 
 
 def test_docstring_examples():
@@ -242,7 +244,7 @@ def test_sample_reads_to_its_expected_scores(photo):
 
     want = expected(photo)
     reading = read_photo(photo, "carcassonne", use_saved=False, **track.track_options(photo))  # the side file's track
-    assert reading.card.totals == want["totals"]
+    assert reading.card.totals == want["expected"]["totals"]
     # every tile and meeple, the layout turned and moved onto the expected one (a layout has no "up")
     assert same_state("carcassonne", rules.from_dict(want["state"]), reading.state)
 

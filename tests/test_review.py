@@ -502,7 +502,7 @@ def test_real_reading_reviewed_and_read_again(tmp_path, monkeypatch):
 
     monkeypatch.setenv("SCORELENS_HOME", str(tmp_path / "home"))
     photo = tmp_path / write_photo("avenue", 3, 9, tmp_path, megapixels=3)
-    truth = json.loads(photo.with_suffix(".json").read_text())["state"]
+    truth = json.loads(photo.with_name(photo.stem + ".truth.json").read_text())["state"]
     board = review_boards.open_photo(photo, "avenue")
     assert board.rectified is not None and len(board.boxes) == 52 and not board.saved
     for name, value in elements(truth).items():

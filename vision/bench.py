@@ -417,25 +417,9 @@ def model_sizes(game: str | None = None, folder: Path | None = None) -> dict:
 
 def load_truths(folder: Path, game: str) -> list[tuple[Path, dict]]:
     """The ``(photo path, truth)`` pairs of a folder made by ``scorelens synth``, in name order."""
-    if not folder.is_dir():
-        raise UserError(folder, "no such folder")
-    pairs = []
-    for js in sorted(folder.glob("*.json")):
-        try:
-            truth = json.loads(js.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise UserError(js, f"not a truth file ({e})") from None
-        if not isinstance(truth, dict) or "state" not in truth or "image" not in truth:
-            continue
-        if truth.get("game") != game:
-            raise UserError(js, f"is a {truth.get('game')} photo, not {game}")
-        photo = folder / truth["image"]
-        if not photo.exists():
-            raise UserError(js, f"its photo {truth['image']} is missing")
-        pairs.append((photo, truth))
-    if not pairs:
-        raise UserError(folder, "no photo and truth pairs (NAME.jpg + NAME.json) in it")
-    return pairs
+    from vision.truth import folder_truths
+
+    return folder_truths(folder, game)
 
 
 def placement_mm(truth_corners, read_corners, size_mm=(280.0, 180.0)) -> float:

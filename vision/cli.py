@@ -32,20 +32,25 @@ EXIT_USAGE = 2
 # scorelens score
 
 def read_state(path: str, game: str | None):
-    """Read a state from a JSON file or a text-form file (``-`` for stdin).
+    """Read a state from a JSON file, a truth file (:mod:`vision.truth`) or a text-form file
+    (``-`` for stdin).
 
     Both are read within the limits of :mod:`vision.limits` (a regular file,
     its size, nesting, the length of numbers), and every problem is one line.
     """
     import scoring
     from scoring.common import check_text, parse_json
+    from vision import truth
     from vision.limits import LIMITS, read_stdin, read_text
 
     text = read_stdin() if path == "-" else read_text(path, LIMITS.max_json_bytes, "state file")
     stripped = text.lstrip("\ufeff \t\r\n")
     try:
         if stripped.startswith(("{", "[")) or not stripped:
-            return scoring.load_state(parse_json(text), game)
+            data = parse_json(text)
+            if truth.is_truth(data):                 # a photo's truth file: score its state
+                data = truth.check(data, path)["state"]
+            return scoring.load_state(data, game)
         # the compact text form starts with the game's name
         text = check_text(text)
         name = game or text.split(None, 1)[0]
@@ -329,9 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"scorelens {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("score", help="score a board state (JSON or text form)",
+    p = sub.add_parser("score", help="score a board state (JSON, text form, or a photo's truth file)",
                        description="Score a board state file and print its score card.")
-    p.add_argument("file", metavar="STATE", help="state file: JSON, or the compact text form; - for stdin")
+    p.add_argument("file", metavar="STATE",
+                   help="state file: JSON, the compact text form, or a PHOTO.truth.json; - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"),
                    help="the game, when the file does not say")
@@ -509,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="handwriting pool of the rendered photos (default: test, held out from training)")
     p.add_argument("--workers", type=int, default=2,
                    help="rendering processes (default 2; 0 renders in this process, adding to its memory)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (keys in the README)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (keys in docs/benchmark-and-training.md)")
     p.set_defaults(func=cmd_bench)
 
     return parser

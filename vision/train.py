@@ -120,6 +120,7 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
     from vision.detect import GAMES, small_photo
     from vision.photo import read_photo_file
     from vision.render import photo_name, write_photo
+    from vision.truth import find_truth
 
     n = 6 if quick else params.photos
     smalls, labels = [], []
@@ -137,7 +138,7 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
             image = photo.image
             smalls.append(small_photo(image))
             labels.append(k)
-            truth = json.loads(path.with_suffix(".json").read_text())
+            truth = json.loads(find_truth(path).read_text())
             for _ in range(params.zoom_views):
                 smalls.append(small_photo(zoom_view(image, np.array(truth["corners"], float) / photo.scale, rng)))
                 labels.append(k)

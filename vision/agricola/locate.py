@@ -221,12 +221,13 @@ def not_found_reason(report: dict) -> str:
     >>> not_found_reason({"regions": 1, "outlines": 6, "best": (9, 1.1), "timed_out": True})
     'the 3 x 5 grid of spaces was not found (6 outlines tried, at best 9 of 24 fence-line crossings; gave up after the time allowed)'
     """
+    grid = f"; {report['grid']}" if report.get("grid") else ""
     if not report.get("outlines"):
-        return "nothing board-like: no region looks like a farmyard board"
+        return "nothing board-like: no region looks like a farmyard board" + grid
     best = report.get("best")
     crossings = f"at best {best[0]} of 24 fence-line crossings" if best else "no fence lines"
     return (f"the 3 x 5 grid of spaces was not found ({report['outlines']} outlines tried, {crossings}"
-            + ("; gave up after the time allowed)" if report.get("timed_out") else ")"))
+            + ("; gave up after the time allowed)" if report.get("timed_out") else ")") + grid)
 
 
 def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard,

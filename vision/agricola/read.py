@@ -142,6 +142,8 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     found = find_board_calibrated(image, table) if table is not None else None
     if found is None:
         found = find_board(image, models, report=search)
+    from vision.agricola.board import confirm_board    # a lock that is not sure: the grid of fence lines
+    found = confirm_board(image, found, search)
     if found is None:
         raise UserError.naming(source, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
     clock.lap("locate")

@@ -55,14 +55,15 @@ TRAINING = Training()
 def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str = "agricola") -> list[tuple[Path, dict]]:
     """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing), with their truth."""
     from vision.render import photo_name, write_photo
+    from vision.truth import find_truth
 
     folder.mkdir(parents=True, exist_ok=True)
     pairs = []
     for i in range(n):
         name = photo_name(game, seed, i)
-        if not (folder / f"{name}.json").exists():
+        if find_truth(folder / f"{name}.jpg") is None:
             write_photo(game, seed, i, str(folder), megapixels=megapixels, split="train")
-        pairs.append((folder / f"{name}.jpg", json.loads((folder / f"{name}.json").read_text())))
+        pairs.append((folder / f"{name}.jpg", json.loads(find_truth(folder / f"{name}.jpg").read_text())))
         if (i + 1) % 200 == 0:
             log(f"  {i + 1}/{n} photos")
     return pairs

@@ -43,9 +43,14 @@ class Cut:
     box_light_mm: float = 8.0    # the same for the score column (a felt-tip digit has wide strokes and blots)
     print_group: int = 3         # cells printed alike, at least this many, have their common print removed
     print_slack_px: int = 1      # the common print is widened by this much (cells lie a pixel apart)
+    print_gain: tuple = (0.2, 3.0)  # a cell's print may be this much fainter or stronger than its group's
     faint_border_px: int = 6     # a piece's frame (grid lines, box lines), left out when judging its ink
-    faint_ink: tuple = (0.05, 0.45)  # ink fainter than the second (darkness 0..1) but above the first is
-                                     # strengthened to the second (pencil, a pen running dry)
+    # faint ink strengthened to a pen's (vision.avenue.cells.strengthen_faint_ink), darkness 0..1:
+    ink_blur_px: float = 0.7     # the ink map is smoothed this much (grain and noise average out)
+    paper_quantile: float = 80   # this quantile of a piece's smoothed ink is the paper's grain, taken off
+    pen_ink: float = 0.45        # faint ink is raised to this darkness ...
+    faintest_ink: float = 0.03   # ... but by at most pen_ink / faintest_ink
+    gain_radius_px: int = 5      # the ink near a pixel, that sets its gain, is looked for this far
 
 
 CUT = Cut()
@@ -215,54 +220,67 @@ def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
     k = 2 * params.print_slack_px + 1
     for group in print_groups(template, params.print_group):
         stack = pieces[group].astype(np.float32)
-        # the print: the brightest a pixel is over the group (the second brightest in larger
-        # groups, so that one cell under glare or printed faintly does not decide it)
-        ranked = np.sort(stack, axis=0)
-        common = ranked[-2] if len(group) > params.print_group else ranked[-1]
+        depths = 255.0 - stack                                  # how dark each cell is, 0 on paper
+        # each cell's print may be fainter or stronger (glare, shadow, ink): first its contrast
+        # against the group's typical cell (the median: a road is in one cell, not in most) ...
+        typical = np.median(depths, axis=0)
+        printed = typical > 40
+        gains = np.ones(len(group), np.float32)
+        if printed.sum() >= 8:
+            gains = np.array([np.median(d[printed] / typical[printed]) for d in depths], np.float32)
+            gains = np.clip(gains, *params.print_gain)
+        # ... then the print: the faintest a pixel is over the group once each cell's contrast
+        # is evened (the second faintest in larger groups, so that one odd cell does not decide it)
+        ranked = np.sort(depths / gains[:, None, None], axis=0)
+        common = ranked[1] if len(group) > params.print_group else ranked[0]
         if params.print_slack_px:
-            common = cv2.erode(common, np.ones((k, k), np.uint8))
-        depth = 255.0 - common                                  # how dark the print is, 0 on paper
-        printed = depth > 40
+            common = cv2.dilate(common, np.ones((k, k), np.uint8))
         for j, i in enumerate(group):
-            # this cell's print may be fainter or stronger (light, ink): scale the common print to it
-            gain = 1.0
-            if printed.sum() >= 8:
-                gain = float(np.clip(np.median((255.0 - stack[j][printed]) / depth[printed]), 0.5, 1.5))
-            expected = np.clip(255.0 - gain * depth, 1.0, 255.0)
+            expected = np.clip(255.0 - gains[j] * common, 1.0, 255.0)
             out[i] = np.clip(stack[j] / expected * 255.0, 0, 255).astype(np.uint8)
     return out
 
 
 def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
-    """Pieces whose ink is faint (pencil, a dry pen, glare) with that ink darkened to a pen's.
+    """Pieces whose faint ink (pencil, a dry pen, ink under glare) is darkened to a pen's.
 
     Inside each piece's frame (``faint_border_px`` from its edge, where the
-    grid and box lines are), the darkest ink is measured against the paper
-    (its 90th percentile). Where it is above the paper's grain but below a
-    pen's (``faint_ink``), the ink is scaled up to that level, so that a
-    model that learnt pens reads pencil as well. Empty paper stays empty:
-    grain alone is under the first threshold.
+    grid and box lines are), each pixel's ink is its darkness against the
+    paper (the piece's 90th percentile). That ink map is smoothed a little
+    (``ink_blur_px``: a pencil's grain and the sensor's noise average out
+    along a stroke, a stroke does not), and the paper's own grain, the
+    ``paper_quantile`` of the map, is taken off. Then each pixel is scaled
+    by how dark the ink near it is (``gain_radius_px``), up to a pen's
+    darkness ``pen_ink``: a faint road comes out as dark as a ballpoint's,
+    while a printed house or a dark stroke beside it is left as it is, so a
+    strong mark elsewhere in the piece does not keep a faint one faint.
+    Grain alone, under ``faintest_ink``, is never raised to a pen's.
 
     >>> piece = np.full((1, 40, 40), 250, np.uint8); piece[0, 10:30, 19:21] = 215   # a faint stroke
     >>> out = strengthen_faint_ink(piece)
-    >>> int(out[0, 20, 20]) < 150, int(out[0, 2, 2])
-    (True, 250)
+    >>> int(out[0, 20, 20]) < 150, int(out[0, 2, 2]), int(out[0, 20, 10])
+    (True, 250, 250)
+    >>> piece[0, 10:14, 8:12] = 20                                                   # a dark blot far off
+    >>> int(strengthen_faint_ink(piece)[0, 20, 20]) < 150
+    True
     """
-    lo, hi = params.faint_ink
     b = params.faint_border_px
     n = len(pieces)
-    if n == 0:
-        return pieces.copy()
-    paper = np.percentile(pieces.reshape(n, -1), 90, axis=1).astype(np.float32)[:, None, None] + 1.0
-    inner = pieces[:, b:-b, b:-b].astype(np.float32)
-    ink = np.percentile((1.0 - inner / paper).reshape(n, -1), 99.5, axis=1)
-    faint = (ink > lo) & (ink < hi)
     out = pieces.copy()
-    if faint.any():
-        k = (hi / ink[faint]).astype(np.float32)[:, None, None]
-        p, x = paper[faint], inner[faint]
-        boosted = np.minimum(p - np.maximum(p - x, 0) * k, x)
-        out[faint, b:-b, b:-b] = np.clip(boosted, 0, 255).astype(np.uint8)
+    if n == 0:
+        return out
+    paper = np.percentile(pieces.reshape(n, -1), 90, axis=1).astype(np.float32) + 1.0
+    r = int(params.gain_radius_px)
+    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    for j in range(n):
+        inner = pieces[j, b:-b, b:-b].astype(np.float32)
+        ink = np.maximum(1.0 - inner / paper[j], 0.0)
+        smooth = cv2.GaussianBlur(ink, (0, 0), params.ink_blur_px) if params.ink_blur_px > 0 else ink
+        smooth = np.maximum(smooth - np.percentile(smooth, params.paper_quantile), 0.0)
+        nearby = cv2.GaussianBlur(cv2.dilate(smooth, near), (0, 0), r / 2)
+        gain = np.maximum(params.pen_ink / np.maximum(nearby, params.faintest_ink), 1.0)
+        strong = np.minimum(np.maximum(smooth * gain, ink), 1.0)
+        out[j, b:-b, b:-b] = np.clip(paper[j] * (1.0 - strong), 0, 255).astype(np.uint8)
     return out
 
 

@@ -4,7 +4,7 @@ The player photographs their 24 tile types A-X in a 6 x 4 block, north up
 (ABCDEF / GHIJKL / MNOPQR / STUVWX; docs/calibration.md). The block is found
 by its geometry alone (the shipped model need not read the art), turned by its
 tiles' edges, checked against the 24 types, and its tiles kept as exemplars
-(:class:`vision.carcassonne.calibration.Calibration`), which :mod:`vision.carcassonne`
+(:class:`vision.carcassonne.Calibration`), which :mod:`vision.carcassonne`
 reads with from then on. This is the command; the reader only loads its file.
 """
 
@@ -21,11 +21,12 @@ from vision.carcassonne.calibration import (CALIBRATE, CALIBRATION_ROWS, Calibra
                                             _grid_orientations, _model_sha256, calibration_path,
                                             pixel_features)
 from vision.carcassonne.classify import TileModel
-from vision.carcassonne.models import MODELS, CarcassonneModels
-from vision.carcassonne.cut import CUT, _apply, _jitter, cut_tiles, normalise_tiles
+from vision.carcassonne.cut import CUT, _apply, _jitter, cut_tiles, local_cell_px, normalise_tiles
 from vision.carcassonne.decode import EMPTY, canonical_rotation, parse_label
-from vision.carcassonne.lattice import LATTICE, LatticeFit, find_lattice, layout_map, look_closer, relattice
-from vision.carcassonne.presence import PRESENCE, Presence, _opponent, table_palette, unlike_table
+from vision.carcassonne.lattice import (LATTICE, LatticeFit, find_lattice, layout_map, line_segments,
+                                        look_closer, refine_lattice, relattice)
+from vision.carcassonne.models import MODELS, CarcassonneModels
+from vision.carcassonne.presence import PRESENCE, Presence, _busy, _opponent, table_palette, unlike_table
 from vision.carcassonne.read import read_layout
 # ---------------------------------------------------------------------------
 # The calibration photo, found by its geometry
@@ -92,6 +93,172 @@ def find_calibration_block(image: np.ndarray, models: CarcassonneModels = MODELS
         if best is not None and best.score > 0.5:
             break
     return best
+
+
+@dataclass(frozen=True)
+class Outline:
+    """Parameters of finding the calibration block by its outline: whatever the art, 24 tiles laid
+    edge to edge are one quadrilateral patch of the photo unlike its table (the photo's border)."""
+
+    long_side: int = 800            # the photo is looked at shrunk to this long side
+    border: float = 0.04            # the table: the photo's outer strip, this share of its long side wide
+    palette: int = 6                # ... its colours (k-means centres, opponent colours)
+    blur: float = 2.5               # pixels (shrunk) of blur first: the table's own weave or grain is not a tile
+    colour: bool = False            # a pixel of no table colour is no table (off: a lamp's pool of light is)
+    far: float = 0.08               # ... at least this far from every table colour ...
+    table_percentile: float = 99.0  # ... and farther (or busier) than this share of the border's pixels
+    open_px: int = 5                # specks smaller than this are not tiles
+    min_area: float = 0.01          # the block covers at least this share of the photo
+    aspect: tuple = (1.2, 1.9)      # its long side over its short one (6 / 4 = 1.5, seen at a slant)
+    min_solid: float = 0.85         # its patch fills at least this share of its quadrilateral
+    tile_px: float = 60.0           # the lattice is refined on lines found with a tile this wide
+    refine_slack: float = 0.01      # ... unless the refined block covers less of the patch than this less
+    good_explained: float = 0.4     # a block whose tiles' edges the 24 types explain this well is taken at once
+    #                                 (:func:`calibration_turn`; tuning seeds 101-120: right blocks 0.40-0.55)
+
+
+OUTLINE = Outline()
+
+
+def table_mask(image: np.ndarray, params: Outline = OUTLINE) -> tuple[np.ndarray, float]:
+    """``(mask, scale)``: where the photo, shrunk by ``scale`` to :attr:`Outline.long_side`, is unlike its
+    table (the colours and busyness of its border strip): uint8 0/1."""
+    import cv2
+
+    h, w = image.shape[:2]
+    k = params.long_side / max(h, w)
+    small = cv2.resize(image, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
+    opp = _opponent(cv2.GaussianBlur(small, (0, 0), params.blur))
+    busy = cv2.GaussianBlur(_busy(small), (0, 0), params.blur)
+    hh, ww = small.shape[:2]
+    b = max(2, int(params.border * max(hh, ww)))
+    edge = np.zeros((hh, ww), bool)
+    edge[:b], edge[-b:], edge[:, :b], edge[:, -b:] = True, True, True, True
+    px = opp[edge].astype(np.float32)
+    px = px[np.random.default_rng(0).permutation(len(px))[:5000]]
+    cv2.setRNGSeed(0)
+    _, _, centres = cv2.kmeans(px, params.palette, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3),
+                               2, cv2.KMEANS_PP_CENTERS)
+    d = np.linalg.norm(opp[..., None, :] - centres[None, None], axis=-1).min(-1)
+    far = max(params.far, float(np.percentile(d[edge], params.table_percentile)))
+    busier = busy > np.percentile(busy[edge], params.table_percentile)
+    mask = (busier | (d > far) if params.colour else busier).astype(np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((params.open_px, params.open_px), np.uint8)), k
+
+
+def _quadrilateral(contour: np.ndarray) -> np.ndarray | None:
+    """The four corners of a convex outline ``(N, 1, 2)``, or None: its polygon simplified
+    until four corners are left, each side then fitted as a line to the outline's points near it."""
+    import cv2
+
+    hull = cv2.convexHull(contour)
+    length = cv2.arcLength(hull, True)
+    quad = None
+    for eps in np.linspace(0.01, 0.1, 19):
+        approx = cv2.approxPolyDP(hull, eps * length, True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float64)
+            break
+    if quad is None:
+        return None
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for a in range(4):
+        p, q = quad[a], quad[(a + 1) % 4]
+        d = q - p
+        n = np.array([-d[1], d[0]]) / (np.linalg.norm(d) + 1e-9)
+        t = (pts - p) @ d / (d @ d + 1e-9)
+        near = (np.abs((pts - p) @ n) < 0.04 * np.linalg.norm(d)) & (t > 0.15) & (t < 0.85)
+        if near.sum() < 5:
+            lines.append(np.cross(np.r_[p, 1], np.r_[q, 1]))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append(np.cross(np.r_[x0, y0, 1], np.r_[x0 + vx, y0 + vy, 1]))
+    corners = []
+    for a in range(4):
+        c = np.cross(lines[a - 1], lines[a])
+        if abs(c[2]) < 1e-9:
+            return None
+        corners.append(c[:2] / c[2])
+    return np.array(corners)
+
+
+def _tileness(mask: np.ndarray, cell_to_mask: np.ndarray, block: list) -> dict:
+    """How much of each square's middle (its inner 60%, 7 x 7 points) ``mask`` calls unlike the table."""
+    uv = np.stack(np.meshgrid(np.linspace(0.2, 0.8, 7), np.linspace(0.2, 0.8, 7)), -1).reshape(-1, 2)
+    out = {}
+    for sq in block:
+        p = np.round(_apply(cell_to_mask, uv + sq)).astype(int)
+        ok = (p[:, 0] >= 0) & (p[:, 1] >= 0) & (p[:, 0] < mask.shape[1]) & (p[:, 1] < mask.shape[0])
+        out[sq] = float(mask[p[ok, 1], p[ok, 0]].sum() / len(p))
+    return out
+
+
+def outline_block(image: np.ndarray, params: Outline = OUTLINE) -> "CalibrationBlock | None":
+    """The 24 tiles of a calibration photo by their outline alone (:func:`table_mask`): of the patches
+    unlike the table, the largest that is a solid quadrilateral as long as a 6 x 4 block; its corners
+    map the block's lattice, which is then fitted to the straight lines in it (:func:`refine_lattice`).
+    The art and every model are not asked."""
+    import cv2
+
+    mask, k = table_mask(image, params)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask)
+    best = None
+    for c in np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:4] + 1:
+        area = stats[c, cv2.CC_STAT_AREA]
+        if area < params.min_area * mask.size:
+            break
+        contours, _ = cv2.findContours((lab == c).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        quad = _quadrilateral(max(contours, key=cv2.contourArea))
+        if quad is None:
+            continue
+        sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
+        long_, short = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+        ratio = max(long_, short) / max(min(long_, short), 1e-9)
+        solid = area / max(cv2.contourArea(quad.astype(np.float32)), 1e-9)
+        if not (params.aspect[0] <= ratio <= params.aspect[1]) or solid < params.min_solid:
+            continue
+        best = (quad, long_ >= short)
+        break
+    if best is None:
+        return None
+    quad, first_long = best
+    if not first_long:
+        quad = np.roll(quad, -1, 0)                 # corner 0 -> 1 along the block's long side (6 tiles)
+    a, b, d = quad[0], quad[1], quad[3]
+    if (b - a)[0] * (d - a)[1] - (b - a)[1] * (d - a)[0] < 0:   # never mirrored: i right of j as x of y
+        quad = quad[[1, 0, 3, 2]]
+    cells = np.array([[0, 0], [6, 0], [6, 4], [0, 4]], np.float64)
+    g_small = cv2.getPerspectiveTransform(cells.astype(np.float32), quad.astype(np.float32)).astype(np.float64)
+    # the lines inside: each tile's cut edges, the lattice refined to them
+    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1))) / 5.0
+    z = params.tile_px / max(side / k, 1e-9)        # photo -> the picture lines are found in
+    h, w = image.shape[:2]
+    zoom = np.diag([z, z, 1.0])
+    work = cv2.resize(image, (max(1, int(w * z)), max(1, int(h * z))), interpolation=cv2.INTER_AREA)
+    g = zoom @ np.diag([1 / k, 1 / k, 1.0]) @ g_small
+    segs = line_segments(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), 0.3 * params.tile_px)
+    inside = _apply(np.linalg.inv(g), (segs[:, :2] + segs[:, 2:]) / 2) if len(segs) else np.zeros((0, 2))
+    segs = segs[(inside[:, 0] > -0.1) & (inside[:, 0] < 6.1) & (inside[:, 1] > -0.1) & (inside[:, 1] < 4.1)]
+    block = [(i, j) for i in range(6) for j in range(4)]
+    to_small = np.diag([k / z, k / z, 1.0])
+    first = _tileness(mask, to_small @ g, block)
+    if len(segs) >= 8:
+        refined = refine_lattice(g, segs)
+        again = _tileness(mask, to_small @ refined, block)
+        # the lines inside may be the art's or the table's: the refined block must still cover the patch
+        if np.mean(list(again.values())) >= np.mean(list(first.values())) - params.refine_slack:
+            g, first = refined, again
+    tileness = first
+    g = np.linalg.inv(zoom) @ g
+    fit = LatticeFit(g, block, local_cell_px(g, (3, 2)), 0.0, len(segs), _apply(g, np.array(block, float) + 0.5))
+    return CalibrationBlock(fit, block, tileness, float(np.mean(list(tileness.values()))))
+
+
+def _lattice_block(image: np.ndarray, models: CarcassonneModels = MODELS) -> CalibrationBlock | None:
+    """:func:`find_calibration_block`, when its block is clearly unlike the table around it."""
+    found = find_calibration_block(image, models)
+    return found if found is not None and found.score >= 0.25 else None
 
 
 def _edge_strips(crops: np.ndarray) -> np.ndarray:
@@ -173,13 +340,30 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     "turn", "explained", "tileness"}``. Refuses with one line naming what is wrong."""
     from vision import UserError
 
-    found = find_calibration_block(image, models)
     how = "lay out the 24 tiles A-X in 4 rows of 6, north up, on a plain table"
-    if found is None or found.score < 0.25:
+    # the block by its outline (the table's colours, or its busyness alone: a lamp's pool of light is no tile),
+    # or by the lattice of its lines; of those found, the one whose tiles' edges the 24 types explain best
+    best = None
+    finders = (("outline by the table's colours and busyness",
+                lambda: outline_block(image, replace(OUTLINE, colour=True))),
+               ("outline by the table's busyness", lambda: outline_block(image, OUTLINE)),
+               ("lattice of lines", lambda: _lattice_block(image, models)))
+    for how_found, find in finders:
+        found = find()
+        if found is None:
+            continue
+        seen = [sq for sq in found.block if found.tileness[sq] >= params.missing_below]  # a missing tile tells nothing
+        if len(seen) < 12:
+            continue
+        crops = cut_tiles(image, found.fit.cell_to_image, seen)
+        turn, places, explained = calibration_turn(crops, seen, _grid_orientations(set(found.block)))
+        if best is None or explained > best[3]:
+            best = (found, turn, places, explained, how_found)
+        if explained >= OUTLINE.good_explained:
+            break
+    if best is None:
         raise UserError(source, f"no 6 x 4 block of 24 tiles found ({how})")
-    seen = [sq for sq in found.block if found.tileness[sq] >= params.missing_below]    # a missing tile tells nothing
-    crops = cut_tiles(image, found.fit.cell_to_image, seen)
-    turn, places, explained = calibration_turn(crops, seen, _grid_orientations(set(found.block)))
+    found, turn, places, explained, how_found = best
     missing = [places[sq] for sq in found.block if found.tileness[sq] < params.missing_below]
     if missing:
         names = sorted(missing)
@@ -190,21 +374,47 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     if explained < params.min_explained:
         raise UserError(source, f"the tiles found do not look like the 24 types in any turn (their edges' kinds "
                                 f"explain {explained:.0%} of their look, not {params.min_explained:.0%}; {how})")
-    return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness}
+    return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness,
+            "found_by": how_found}
 
 
-def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class Augment:
+    """How differently another photo may show a tile of the calibration photo (:func:`_augment`)."""
+
+    light: tuple = (0.65, 1.25)     # brightness factor
+    white_balance: float = 0.15     # red and blue factors, 1 +- this
+    gamma: float = 0.0              # brightness curve, exponent exp(+- this)
+    fall_off: float = 0.0           # a lamp's fall-off across the tile: brightness 1 +- this from side to side
+    noise: tuple = (0.5, 4.0)       # sensor noise, standard deviation (grey levels)
+    blur: float = 1.3               # Gaussian blur up to this sigma (crop pixels)
+    jpeg: tuple = (45, 92)          # JPEG quality
+
+
+AUGMENT = Augment()
+
+
+def _augment(rng: np.random.Generator, crop: np.ndarray, params: Augment | None = None) -> np.ndarray:
     """A crop as another photo might show it: light, white balance, blur, noise, JPEG."""
     import cv2
 
-    x = crop.astype(np.float32) * rng.uniform(0.65, 1.25)
-    x *= np.array([rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.85, 1.15)], np.float32)
-    x += rng.normal(0, rng.uniform(0.5, 4.0), x.shape).astype(np.float32)
-    sigma = rng.uniform(0, 1.3)
+    params = params or AUGMENT
+    x = crop.astype(np.float32) * rng.uniform(*params.light)
+    x *= np.array([rng.uniform(1 - params.white_balance, 1 + params.white_balance), 1.0,
+                   rng.uniform(1 - params.white_balance, 1 + params.white_balance)], np.float32)
+    if params.gamma:
+        x = 255.0 * (np.clip(x, 0, 255) / 255.0) ** math.exp(rng.uniform(-params.gamma, params.gamma))
+    if params.fall_off:
+        a = rng.uniform(0, 2 * math.pi)
+        n = x.shape[0]
+        t = (np.cos(a) * np.arange(n)[None, :] + np.sin(a) * np.arange(n)[:, None]) / n
+        x *= (1 + rng.uniform(-params.fall_off, params.fall_off) * (t - t.mean()))[..., None].astype(np.float32)
+    x += rng.normal(0, rng.uniform(*params.noise), x.shape).astype(np.float32)
+    sigma = rng.uniform(0, params.blur)
     if sigma > 0.3:
         x = cv2.GaussianBlur(x, (0, 0), sigma)
     x = np.clip(x, 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 92))])
+    ok, data = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*params.jpeg))])
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else x
 
 
@@ -366,3 +576,53 @@ def cmd_calibrate(args) -> int:
           f"{r['reread']} of 24 again ({r['seconds']:.0f} s)")
     print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")
     return 0
+
+
+def debug_picture(image: np.ndarray, located: dict) -> np.ndarray:
+    """The calibration photo with the 24 squares found drawn on it, each named by the type placed there."""
+    import cv2
+
+    out = image.copy()
+    g = located["fit"].cell_to_image
+    width = max(2, int(max(image.shape[:2]) / 600))
+    for (i, j), name in located["places"].items():
+        p = _apply(g, np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], float))
+        cv2.polylines(out, [np.round(p).astype(np.int32)], True, (0, 0, 255), width)
+        c = tuple(int(v) for v in p.mean(0))
+        cv2.putText(out, name, c, cv2.FONT_HERSHEY_SIMPLEX, width / 2, (255, 255, 255), width * 2)
+        cv2.putText(out, name, c, cv2.FONT_HERSHEY_SIMPLEX, width / 2, (0, 0, 255), width)
+    return out
+
+
+def main(argv=None) -> int:
+    """``python -m vision.carcassonne.calibrate --debug PHOTO [OUT.png]``: how the 24 tiles of a calibration
+    photo are found (by which finder, the turn, how well the types explain their edges), drawn to OUT."""
+    import argparse
+
+    import cv2
+
+    from vision import UserError
+    from vision import photo as photo_stage
+
+    ap = argparse.ArgumentParser(prog="python -m vision.carcassonne.calibrate")
+    ap.add_argument("--debug", required=True, metavar="PHOTO")
+    ap.add_argument("out", nargs="?", help="where to draw the squares found (PNG or JPEG)")
+    args = ap.parse_args(argv)
+    try:
+        image = photo_stage.read_photo_file(args.debug).image
+        located = locate_calibration_tiles(image, source=args.debug)
+    except UserError as e:
+        print(f"scorelens: {e}")
+        return 2
+    print(f"{args.debug}: found by the {located['found_by']}; turned {located['turn']} degrees; the edges' kinds "
+          f"explain {located['explained']:.0%} of their look; least tile-like square "
+          f"{min(located['tileness'][sq] for sq in located['places']):.2f} "
+          f"(under {CALIBRATE.missing_below} is a missing tile)")
+    if args.out:
+        cv2.imwrite(args.out, debug_picture(image, located))
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

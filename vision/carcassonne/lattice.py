@@ -47,6 +47,11 @@ class Lattice:
     #                                 tile even where tile presence finds it like the table
     candidates: int = 3             # line lattices kept, best explaining first; the tile model tries
     accept: float = 0.5             # ... the next only when the squares looked this empty or more
+    calibrated_accept: float = 1.01 # ... under an exemplar calibration (above 1: every way and part is tried, the
+    #                                 lattice most like the user's tiles wins; tuning seeds 101-102: a lattice
+    #                                 of the wrong pitch looked like tiles enough to stop the search) ...
+    calibrated_enough: float = 0.85 # ... but for a lattice whose probes are this like them (right lattices on
+    #                                 tuning seeds 101-102: 0.80-0.87, wrong ones up to 0.78)
     refits: int = 2                 # times the lattice is fitted again to the tiles read, at most
     turned: bool = True             # the tiles are read at last turned every way too, and the readings averaged
     by_likeness: bool = True        # under an exemplar calibration, lattices are chosen by how like the user's

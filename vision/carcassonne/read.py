@@ -87,6 +87,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     """
     first = layout_map(image, layout_model, params)
     chosen = None
+    mine = model.calibration is not None and model.calibration.method == "exemplars"
+    accept = params.calibrated_accept if mine and params.by_likeness else params.accept
 
     def looked(lmap) -> bool:
         """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
@@ -97,7 +99,7 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
                 tried = choose_lattice(image, candidate, model, params=params)
                 if chosen is None or tried[2] > chosen[2]:
                     chosen = tried
-                if chosen[1] >= params.accept:
+                if chosen[1] >= accept or (mine and chosen[2] >= params.calibrated_enough):
                     return True
         return False
 

@@ -16,7 +16,7 @@ from vision.detect import game_cue, reading_order
 
 def measure(folders, cue_only: bool = False, log=print) -> dict:
     """Detect the game of every photo in ``folders`` (``scorelens synth`` folders: NAME.jpg beside
-    NAME.json, whose ``game`` is the truth). Returns the cue's accuracy, the accuracy of the whole
+    its truth file NAME.truth.json, whose ``game`` is the truth). Returns the cue's accuracy, the accuracy of the whole
     detection (the cue, then the readers' checks: :func:`vision.read.read_photo` without a game),
     and what detection adds to each photo's time: the cue (shrinking and the model, after
     decoding), plus the readers that refused it before the right one read it."""
@@ -27,11 +27,12 @@ def measure(folders, cue_only: bool = False, log=print) -> dict:
     from vision import UserError
     from vision.photo import read_photo_file
     from vision.read import read_photo
+    from vision.truth import find_truth
 
-    photos = sorted(p for f in folders for p in Path(f).glob("*.jpg") if p.with_suffix(".json").is_file())
+    photos = sorted(p for f in folders for p in Path(f).glob("*.jpg") if find_truth(p))
     rows = []
     for path in photos:
-        truth = json.loads(path.with_suffix(".json").read_text())["game"]
+        truth = json.loads(find_truth(path).read_text())["game"]
         image = read_photo_file(path).image
         game_cue(image)                                   # the session loaded, the cache warm
         t0 = time.perf_counter()

@@ -145,7 +145,7 @@ def render(game: str, seed: int, **options) -> tuple[np.ndarray, dict]:
 
 
 # ---------------------------------------------------------------------------
-# Sets of photos on disk: NAME.jpg + NAME.json (the truth, with "image": NAME.jpg).
+# Sets of photos on disk: NAME.jpg + NAME.truth.json (the truth, see vision.truth).
 
 def photo_name(game: str, seed: int, index: int) -> str:
     """``avenue-s1-0007``: the file stem of photo ``index`` of the set made from ``seed``."""
@@ -153,17 +153,19 @@ def photo_name(game: str, seed: int, index: int) -> str:
 
 
 def write_photo(game: str, seed: int, index: int, out: str, **options) -> str:
-    """Render photo ``index`` of the set ``seed`` into folder ``out``; returns its file name."""
-    import json
+    """Render photo ``index`` of the set ``seed`` into folder ``out`` with its truth file
+    (:mod:`vision.truth`); returns the photo's file name."""
     from pathlib import Path
+
+    from vision import truth as truth_file
 
     name = photo_name(game, seed, index)
     data, truth = render_jpeg(game, photo_seed(seed, index), **options)
-    truth = {"game": truth["game"], "seed": truth["seed"], "image": f"{name}.jpg",
-             **{k: v for k, v in truth.items() if k not in ("game", "seed")}}
-    out = Path(out)
-    (out / f"{name}.jpg").write_bytes(data)
-    (out / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
+    call = ", ".join([repr(game), str(truth["seed"]), *(f"{k}={v!r}" for k, v in sorted(options.items()))])
+    truth |= {"image": f"{name}.jpg", "made_with": f"vision.render.render_jpeg({call})"}
+    photo = Path(out) / f"{name}.jpg"
+    photo.write_bytes(data)
+    truth_file.write(photo, truth)
     return f"{name}.jpg"
 
 

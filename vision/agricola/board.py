@@ -1,0 +1,523 @@
+"""Finding the Agricola farmyard by what every print shares: the 3 x 5 grid of spaces.
+
+Whatever the print (a parchment border, a bright revised board, brown, pale
+or dark paths, posts or none), the farmyard is 6 straight fence lines one way
+and 4 the other, evenly spaced on the board. This module finds them from the
+photo's straight edges alone, with no model and no colour::
+
+    photo ──shrink, grey──> line segments (LSD) ──sequential RANSAC──> vanishing points
+          ──two of them──> the plane rectified up to an affine map (both families axis-aligned)
+          ──1-D fits──> 6 evenly spaced lines one way, 4 the other (nothing a pitch beyond)
+          ──outer crossings──> board homography ──lock──> fence lines (vision.agricola.lock_any_print)
+          ──verify──> the grid's edges stand out, and the grid does not go on past any side
+
+A lock onto part of a board (its inner lines, or the rooms' tiles in one
+corner) shows as the grid going on a pitch past one of its sides; such a lock
+is refused and the next candidate tried, and no board is read from it. The
+search has a CPU-time cap (:attr:`BoardSearch.max_seconds`); what it did not
+find is said in one line (:attr:`Located.why`).
+
+Run ``python -m vision.agricola.board PHOTO --debug OUT.png`` to see what it found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.geometry import AGRICOLA
+
+
+@dataclass(frozen=True)
+class BoardSearch:
+    """Parameters of finding the farmyard from its grid of fence lines."""
+
+    long_side: int = 960              # the photo is looked at this large (pixels, its longer side)
+    min_segment: float = 0.012        # line segments at least this long (of the long side) ...
+    max_segments: int = 1500          # ... the longest this many
+    vp_tries: int = 250               # RANSAC draws for each vanishing point
+    vp_sin: float = math.sin(math.radians(1.5))  # a segment points at a vanishing point within this angle ...
+    vp_px: float = 0.6                # ... or within this many pixels at its ends (short segments)
+    vp_count: int = 6                 # vanishing points found one after the other (board's two, table's ...)
+    vp_min_share: float = 0.02        # a vanishing point explains at least this share of the segments' length
+    min_turn_deg: float = 25.0        # the two families of a grid differ by at least this much in direction
+    merge: float = 0.002              # segments this close across (of the rectified extent) are one line
+    length_power: float = 1.0         # a segment counts as its length to this power
+    line_tol: float = 0.1             # a segment within this share of the pitch belongs to a grid line
+    beyond_weight: float = 1.0        # lines a pitch past the grid count against it this much
+    inside_margin: float = 0.0        # the outer fence lines' crossings lie in the photo (a board cut off is not read)
+    min_pitch: float = 0.025          # the pitch at least this share of the rectified extent
+    keep_fits: int = 10               # best 1-D fits kept per family and line count
+    top_lines: int = 60               # grids are proposed from pairs of the strongest this many lines
+    keep_grids: int = 8               # best grids verified
+    min_score: float = 1.25           # the grid's edges over the inside of its spaces (vision.agricola's measure)
+    min_crossings: int = 12           # fence-line crossings agreeing with the lock
+    beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board
+    check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
+    max_seconds: float = 1.5          # the search gives up after this much CPU time
+
+
+SEARCH = BoardSearch()
+
+
+@dataclass
+class Found:
+    """A farmyard board found in a photo (as :class:`vision.agricola.Found`)."""
+
+    corners: np.ndarray      # (4, 2) float32 TL TR BR BL of the board frame (280 x 180 mm), photo pixels
+    h_mm_to_img: np.ndarray  # (3, 3) board millimetres -> photo pixels
+    score: float
+    lines: int
+
+
+@dataclass
+class Located:
+    """The outcome of :func:`locate`: the board or None, and one line on what was (not) found."""
+
+    found: Found | None
+    why: str
+    tried: list = field(default_factory=list)     # (quad in photo pixels, verdict) of each grid tried
+    segments: np.ndarray | None = None             # (N, 4) segments, photo pixels (for the debug picture)
+
+
+# ---------------------------------------------------------------------------
+# Segments and vanishing points
+
+def line_segments(image: np.ndarray, params: BoardSearch = SEARCH) -> np.ndarray:
+    """Straight segments of a BGR image (OpenCV's LSD on each of its Lab channels, stretched to
+    their full range: a brown path on green meadow differs in hue more than in lightness): (N, 4)
+    x0 y0 x1 y1, longest first."""
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB) if image.ndim == 3 else image[..., None]
+    found = [lsd.detect(cv2.normalize(np.ascontiguousarray(lab[..., c]), None, 0, 255, cv2.NORM_MINMAX))[0]
+             for c in range(lab.shape[2])]
+    found = [f.reshape(-1, 4) for f in found if f is not None]
+    if not found:
+        return np.zeros((0, 4), np.float64)
+    segs = np.vstack(found).astype(np.float64)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    keep = length >= params.min_segment * max(image.shape[:2])
+    segs, length = segs[keep], length[keep]
+    return segs[np.argsort(-length)][:params.max_segments]
+
+
+def _homogeneous_lines(segs: np.ndarray) -> np.ndarray:
+    a = np.c_[segs[:, :2], np.ones(len(segs))]
+    b = np.c_[segs[:, 2:], np.ones(len(segs))]
+    return np.cross(a, b)
+
+
+def _agree(segs: np.ndarray, vp: np.ndarray, params: BoardSearch = SEARCH) -> np.ndarray:
+    """Whether each segment points at the vanishing point ``vp`` (homogeneous) within
+    :attr:`BoardSearch.vp_sin`, or :attr:`BoardSearch.vp_px` at its ends."""
+    mid = 0.5 * (segs[:, :2] + segs[:, 2:])
+    d = segs[:, 2:] - segs[:, :2]
+    half = 0.5 * np.linalg.norm(d, axis=1)
+    sin_max = np.maximum(params.vp_sin, params.vp_px / (half + 1e-12))
+    d /= 2 * half[:, None] + 1e-12
+    u = vp[:2][None] - mid * vp[2]
+    un = np.linalg.norm(u, axis=1) + 1e-12
+    return np.abs(d[:, 0] * u[:, 1] - d[:, 1] * u[:, 0]) / un < sin_max
+
+
+def vanishing_points(segs: np.ndarray, rng: np.random.Generator, params: BoardSearch = SEARCH) -> list[np.ndarray]:
+    """Vanishing points of the segments' main families, one after the other (sequential RANSAC,
+    weighted by length): each explains its segments, which are then set aside. Homogeneous,
+    in the segments' pixels; a family of parallel lines has its point at infinity. Each comes
+    with the indices of all the segments pointing at it."""
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    lines = _homogeneous_lines(segs)
+    left = np.ones(len(segs), bool)
+    total = length.sum()
+    out = []
+    for _ in range(params.vp_count):
+        idx = np.flatnonzero(left)
+        if len(idx) < 4:
+            break
+        p = length[idx] / length[idx].sum()
+        pairs = rng.choice(idx, size=(params.vp_tries, 2), p=p)
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        vps = np.cross(lines[pairs[:, 0]], lines[pairs[:, 1]])
+        vps /= np.linalg.norm(vps, axis=1, keepdims=True) + 1e-12
+        # every draw's support at once: (draws, segments) agreement, weighted by length
+        mid = 0.5 * (segs[idx, :2] + segs[idx, 2:])
+        d = segs[idx, 2:] - segs[idx, :2]
+        half = 0.5 * np.linalg.norm(d, axis=1)
+        d /= 2 * half[:, None] + 1e-12
+        u = vps[:, None, :2] - mid[None] * vps[:, None, 2:]
+        sin = np.abs(d[None, :, 0] * u[..., 1] - d[None, :, 1] * u[..., 0]) / (np.linalg.norm(u, axis=2) + 1e-12)
+        support = (sin < np.maximum(params.vp_sin, params.vp_px / (half + 1e-12))[None]) @ length[idx]
+        best, best_w = (vps[int(np.argmax(support))], float(support.max())) if len(vps) else (None, 0.0)
+        if best is None or best_w < params.vp_min_share * total:
+            break
+        members = idx[_agree(segs[idx], best, params)]
+        # refit on all its segments: the point nearest all their lines (least squares, homogeneous)
+        ln = lines[members] / (np.linalg.norm(lines[members][:, :2], axis=1, keepdims=True) + 1e-12)
+        _, _, vt = np.linalg.svd(ln * np.sqrt(length[members])[:, None])
+        vp = vt[-1] / np.linalg.norm(vt[-1])
+        left[idx[_agree(segs[idx], vp, params)]] = False
+        # its family: every segment pointing at it, also those an earlier point explained (a
+        # table's grain running nearly along the board's lines must not take them away)
+        out.append((vp, np.flatnonzero(_agree(segs, vp, params))))
+    return out
+
+
+def affine_rectifier(vp1: np.ndarray, vp2: np.ndarray) -> np.ndarray | None:
+    """The homography that sends ``vp1``'s lines to vertical ones and ``vp2``'s to horizontal ones
+    (the plane rectified up to scale along each axis); None if the two points make no plane."""
+    horizon = np.cross(vp1, vp2)
+    if abs(horizon[2]) < 1e-9 * np.linalg.norm(horizon[:2]):
+        return None
+    horizon = horizon / horizon[2]
+    hp = np.array([[1, 0, 0], [0, 1, 0], [horizon[0], horizon[1], 1.0]])
+    d1, d2 = (hp @ vp1)[:2], (hp @ vp2)[:2]
+    m = np.c_[d2 / (np.linalg.norm(d2) + 1e-12), d1 / (np.linalg.norm(d1) + 1e-12)]
+    if abs(np.linalg.det(m)) < 0.2:
+        return None
+    a = np.eye(3)
+    a[:2, :2] = np.linalg.inv(m)
+    return a @ hp
+
+
+# ---------------------------------------------------------------------------
+# Evenly spaced lines
+
+def line_clusters(pos: np.ndarray, weight: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Positions closer than ``gap`` merged: (centres weighted, summed weights)."""
+    order = np.argsort(pos)
+    pos, weight = pos[order], weight[order]
+    breaks = np.r_[0, np.flatnonzero(np.diff(pos) > gap) + 1, len(pos)]
+    centres = np.array([np.average(pos[a:b], weights=weight[a:b]) for a, b in zip(breaks[:-1], breaks[1:])])
+    sums = np.array([weight[a:b].sum() for a, b in zip(breaks[:-1], breaks[1:])])
+    return centres, sums
+
+
+def even_lines(pos: np.ndarray, weight: np.ndarray, n: int, extent: float,
+               params: BoardSearch = SEARCH) -> list[tuple[float, float, float]]:
+    """The best ``n`` evenly spaced lines among weighted line positions: ``(first, pitch, score)``, best first.
+
+    Every pair of positions, taken for lines ``i`` and ``j`` of the ``n``, proposes a grid; a grid
+    scores the square roots of its lines' support (each line should show), less those of the
+    lines a pitch past either end (a grid that goes on is part of a bigger one).
+
+    >>> pos = np.array([10., 20, 30, 40, 50, 60, 90]); w = np.ones(7)
+    >>> a, b, s = even_lines(pos, w, 6, 100.0)[0]
+    >>> round(a), round(b)
+    (10, 10)
+    """
+    if len(pos) < 2:
+        return []
+    c, w = line_clusters(pos, weight, params.merge * extent)
+    if len(c) < 2:
+        return []
+    top = np.sort(c[np.argsort(-w)[:params.top_lines]])
+    i, j = np.triu_indices(len(top), 1)
+    span = top[j] - top[i]
+    steps = [(d, k) for d in range(1, n) for k in range(0, n - d)]       # lines k and k + d of the n
+    d, k = np.array(steps).T
+    b = (span[:, None] / d[None]).ravel()
+    a = (top[i][:, None] - k[None] * span[:, None] / d[None]).ravel()
+    ok = b >= params.min_pitch * extent
+    a, b = a[ok], b[ok]
+    if not len(a):
+        return []
+    cum = np.r_[0.0, np.cumsum(w)]
+    at = a[:, None] + b[:, None] * np.arange(-1, n + 1)[None]              # (H, n + 2)
+    tol = params.line_tol * b[:, None]
+    support = np.sqrt(cum[np.searchsorted(c, at + tol)] - cum[np.searchsorted(c, at - tol)])
+    score = support[:, 1:-1].sum(axis=1) - params.beyond_weight * (support[:, 0] + support[:, -1])
+    h = np.c_[a, b]
+    order = np.argsort(-score)
+    out = []
+    for o in order:
+        a, b = h[o]
+        if all(abs(a - a2) > 0.3 * b or abs(b - b2) > 0.1 * b for a2, b2, _ in out):
+            out.append((float(a), float(b), float(score[o])))
+        if len(out) >= params.keep_fits:
+            break
+    return out
+
+
+def grid_candidates(segs: np.ndarray, vps: list, size: tuple, params: BoardSearch = SEARCH) -> list[tuple[float, np.ndarray]]:
+    """Candidate grids from pairs of vanishing points: ``(score, quad)``, the quad (4, 2) the
+    outer fence lines' crossings in the segments' pixels, in the board's order (the 6-line family
+    along the board's width), best first."""
+    per_pair = []
+    g = AGRICOLA
+    for (v1, m1), (v2, m2) in ((a, b) for i, a in enumerate(vps) for b in vps[i + 1:]):
+        # the two families must differ in direction where they are seen
+        ang1 = np.degrees(np.arctan2(*(segs[m1, 3] - segs[m1, 1], segs[m1, 2] - segs[m1, 0]))) % 180
+        ang2 = np.degrees(np.arctan2(*(segs[m2, 3] - segs[m2, 1], segs[m2, 2] - segs[m2, 0]))) % 180
+        turn = abs(float(np.median(ang1)) - float(np.median(ang2)))
+        if min(turn, 180 - turn) < params.min_turn_deg:
+            continue
+        h = affine_rectifier(v1, v2)
+        if h is None:
+            continue
+        out = []
+        per_pair.append(out)
+        both = np.r_[m1, m2]
+        ends = np.r_[segs[both, :2], segs[both, 2:]]
+        w_side = ends @ h[2, :2] + h[2, 2]
+        if (w_side <= 0).any() and (w_side > 0).any():
+            continue                                   # the horizon crosses the segments: no plane
+        r1a = cv2.perspectiveTransform(segs[m1, :2][None], h)[0]
+        r1b = cv2.perspectiveTransform(segs[m1, 2:][None], h)[0]
+        r2a = cv2.perspectiveTransform(segs[m2, :2][None], h)[0]
+        r2b = cv2.perspectiveTransform(segs[m2, 2:][None], h)[0]
+        allpts = np.r_[r1a, r1b, r2a, r2b]
+        lo, hi = np.percentile(allpts, 1, axis=0), np.percentile(allpts, 99, axis=0)
+        ext = float(max(hi - lo))
+        if not np.isfinite(ext) or ext <= 0:
+            continue
+        # a line's weight: its length to a power (a fence line's edges are long, a table's grain short)
+        x1, len1 = 0.5 * (r1a[:, 0] + r1b[:, 0]), np.hypot(*(r1b - r1a).T) ** params.length_power
+        y2, len2 = 0.5 * (r2a[:, 1] + r2b[:, 1]), np.hypot(*(r2b - r2a).T) ** params.length_power
+        back = np.linalg.inv(h)
+        for n1, n2 in ((g.cols + 1, g.rows + 1), (g.rows + 1, g.cols + 1)):
+            fx = even_lines(x1, len1, n1, ext, params)
+            fy = even_lines(y2, len2, n2, ext, params)
+            for ax, bx, sx in fx:
+                for ay, by, sy in fy:
+                    # the grid's squares: its two pitches about alike (the affine map keeps them within
+                    # a factor of the tilt; far off: not this grid)
+                    xs = (ax, ax + (n1 - 1) * bx)
+                    ys = (ay, ay + (n2 - 1) * by)
+                    # each family's support again, only inside the other's span
+                    in1 = (np.minimum(r1a[:, 1], r1b[:, 1]) < ys[1] + 0.3 * by) & (np.maximum(r1a[:, 1], r1b[:, 1]) > ys[0] - 0.3 * by)
+                    in2 = (np.minimum(r2a[:, 0], r2b[:, 0]) < xs[1] + 0.3 * bx) & (np.maximum(r2a[:, 0], r2b[:, 0]) > xs[0] - 0.3 * bx)
+                    s = _support(x1[in1], len1[in1], ax, bx, n1, params) + _support(y2[in2], len2[in2], ay, by, n2, params)
+                    quad = np.array([[xs[0], ys[0]], [xs[1], ys[0]], [xs[1], ys[1]], [xs[0], ys[1]]], np.float64)
+                    quad = cv2.perspectiveTransform(quad[None], back)[0]
+                    if not _inside(quad, size, params.inside_margin):
+                        continue
+                    if n1 != g.cols + 1:
+                        quad = np.roll(quad, -1, axis=0)    # the 6-line family along the board's width
+                    if _signed_area(quad) < 0:
+                        quad = quad[[1, 0, 3, 2]]           # the rectifier mirrored the plane: corners clockwise
+                    out.append((s, quad.astype(np.float32)))
+        out.sort(key=lambda t: -t[0])
+    # each pair of vanishing points' best grids in turn (a table's pattern has many lines too)
+    per_pair = [p for p in per_pair if p]
+    per_pair.sort(key=lambda p: -p[0][0])
+    return [p[i] for i in range(max(map(len, per_pair), default=0)) for p in per_pair if i < len(p)]
+
+
+def _signed_area(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def _inside(quad: np.ndarray, size: tuple, margin: float) -> bool:
+    """Whether the quadrilateral lies in an image of ``size`` (h, w), give or take ``margin`` of it."""
+    h, w = size[:2]
+    m = margin * max(h, w)
+    return bool(np.isfinite(quad).all() and (quad[:, 0] > -m).all() and (quad[:, 0] < w + m).all()
+                and (quad[:, 1] > -m).all() and (quad[:, 1] < h + m).all())
+
+
+def _support(pos, weight, a, b, n, params: BoardSearch) -> float:
+    k = np.arange(-1, n + 1)
+    at = a + b * k
+    near = np.abs(at[:, None] - pos[None]) < params.line_tol * b
+    s = np.sqrt((near * weight[None]).sum(axis=1))
+    return float(s[1:-1].sum() - params.beyond_weight * (s[0] + s[-1]))
+
+
+# ---------------------------------------------------------------------------
+# Verify
+
+def outer_homography(quad: np.ndarray) -> np.ndarray:
+    """Board millimetres -> pixels from the outer fence lines' four crossings (TL TR BR BL)."""
+    g = AGRICOLA
+    mm = np.float32([[g.line_x(0), g.line_y(0)], [g.line_x(g.cols), g.line_y(0)],
+                     [g.line_x(g.cols), g.line_y(g.rows)], [g.line_x(0), g.line_y(g.rows)]])
+    return cv2.getPerspectiveTransform(mm, np.float32(quad))
+
+
+def line_strengths(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
+    """How clearly each fence line shows, and the line a pitch past each outer one: the 8
+    vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
+    pitch around it) rectified by ``h`` (board mm -> ``image`` pixels).
+
+    A line's strength is its path's two parallel edges (any of the prints' widths, as
+    :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
+    (a fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
+    """
+    from vision.agricola.params import FIND
+    from vision.quad import warp
+
+    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
+    shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    rect = cv2.GaussianBlur(warp(gray, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
+    gx, gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0)), np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
+    pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
+    for width in FIND.slot_widths_mm:
+        d = max(1, int(round(width / 2 * s)))
+        np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
+        np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
+    px = lambda mm: int(round((p + mm) * s))
+    across_x = np.median(pair_x[px(g.line_y(0)):px(g.line_y(g.rows))], axis=0)
+    across_y = np.median(pair_y[:, px(g.line_x(0)):px(g.line_x(g.cols))], axis=1)
+    near = lambda prof, mm: float(prof[max(0, px(mm - 2)):px(mm + 2) + 1].max())
+    return (np.array([near(across_x, g.line_x(i)) for i in range(-1, g.cols + 2)]),
+            np.array([near(across_y, g.line_y(j)) for j in range(-1, g.rows + 2)]))
+
+
+def goes_on(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
+    """Which side the grid goes on past (the lock holds only part of a board), or None.
+
+    The line a pitch past each outer fence line is measured as the grid's own
+    are (:func:`line_strengths`): past a whole board it lies on the table and
+    hardly shows; past part of a board it is a fence line like the others.
+    """
+    v, hh = line_strengths(image, h, params)
+    own = float(np.median(np.r_[v[1:-1], hh[1:-1]])) + 1e-3
+    for name, value in (("left", v[0]), ("right", v[-1]), ("top", hh[0]), ("bottom", hh[-1])):
+        if value >= params.beyond_ratio * own:
+            return name
+    return None
+
+
+def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Located:
+    """Find the farmyard in a BGR photo from its grid of fence lines alone.
+
+    Returns the board (as :func:`vision.agricola.find_board` would) or None,
+    with one line saying what was found or not.
+    """
+    from vision.agricola.locate import lock_any_print, rectified_score, shrink_to
+    from vision.agricola.params import FIND
+    from vision.agricola.windows import board_corners_mm
+
+    deadline = time.process_time() + params.max_seconds
+    k = min(1.0, params.long_side / max(image.shape[:2]))
+    work = shrink_to(image, k)[0] if k < 0.99 else image
+    k = work.shape[1] / image.shape[1]
+    to_img = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if work.ndim == 3 else work
+    segs = line_segments(work, params)
+    shown = cv2.perspectiveTransform(segs.reshape(1, -1, 2), to_img)[0].reshape(-1, 4) if len(segs) else segs
+    if len(segs) < 10:
+        return Located(None, "no farmyard grid: hardly any straight edges in the photo", segments=shown)
+    vps = vanishing_points(segs, np.random.default_rng(seed), params)
+    if len(vps) < 2:
+        return Located(None, "no farmyard grid: the straight edges do not run two ways", segments=shown)
+    cands = grid_candidates(segs, vps, work.shape, params)[:params.keep_grids]
+    if not cands:
+        return Located(None, "no farmyard grid: no 6 x 4 evenly spaced fence lines", segments=shown)
+    tried, best, partial, weak = [], None, 0, 0
+    mm = board_corners_mm()
+    for s, quad in cands:
+        if time.process_time() > deadline:
+            break
+        # a half turn looks the same: which long side is the top is read later (vision.agricola.upright)
+        h0 = outer_homography(quad)
+        locked, lines = lock_any_print(gray, h0, FIND)
+        if not lines:
+            locked = h0
+        score = rectified_score(work, locked)
+        corners = cv2.perspectiveTransform(mm[None], to_img @ locked)[0]
+        if lines < params.min_crossings or score < params.min_score:
+            tried.append((corners, f"weak: {lines} crossings, score {score:.2f}"))
+            weak += 1
+            continue
+        side = goes_on(work, locked, params)
+        if side is not None:
+            tried.append((corners, f"part of a board: the grid goes on past its {side}"))
+            partial += 1
+            continue
+        tried.append((corners, f"board: {lines} crossings, score {score:.2f}"))
+        if best is None or score > best.score:
+            best = Found(corners.astype(np.float32), to_img @ locked, score, lines)
+        if best.lines >= FIND.sure_crossings:
+            break
+    if best is not None:
+        return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}",
+                       tried, shown)
+    timed = "; gave up after the time allowed" if len(tried) < len(cands) else ""
+    return Located(None, f"no farmyard grid: {len(tried)} grids tried, {partial} only part of a board, "
+                         f"{weak} not locked onto fence lines{timed}", tried, shown)
+
+
+def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH):
+    """The board to read: ``found`` (from the shipped search or the calibrated one) if it is sure
+    (:attr:`vision.agricola.FindBoard.sure_crossings`), else what :func:`locate` finds from the
+    grid of fence lines, else ``found`` if it is whole; None if neither holds a whole board. ``report`` (the shipped search's) is told what
+    the grid search said (``report["grid"]``), for the one line on what was not found.
+
+    A lock that is not sure is checked for going on past a side
+    (:func:`goes_on`): part of a board is never read.
+    """
+    from vision.agricola.locate import shrink_to
+    from vision.agricola.params import FIND
+
+    report = {} if report is None else report
+    whole = None
+    if found is not None and found.lines >= FIND.sure_crossings:
+        return found
+    if found is not None:
+        k = min(1.0, params.long_side / max(image.shape[:2]))
+        work = shrink_to(image, k)[0] if k < 0.99 else image
+        k = work.shape[1] / image.shape[1]
+        to_work = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
+        side = goes_on(work, to_work @ found.h_mm_to_img, params)
+        if side is None:
+            whole = found
+        else:
+            report["grid"] = f"a lock onto part of a board (the grid goes on past its {side}) was refused"
+    located = locate(image, params)
+    if located.found is not None:
+        return located.found
+    report["grid"] = "; ".join(filter(None, [report.get("grid"), located.why]))
+    return whole
+
+
+# ---------------------------------------------------------------------------
+# The debug picture and the command line
+
+def draw_located(image: np.ndarray, located: Located) -> np.ndarray:
+    """The photo with the segments (grey), the grids tried (red: refused) and the board found (green)."""
+    out = image.copy()
+    t = max(1, int(round(max(image.shape[:2]) / 800)))
+    if located.segments is not None:
+        for x0, y0, x1, y1 in located.segments:
+            cv2.line(out, (int(x0), int(y0)), (int(x1), int(y1)), (200, 200, 200), t)
+    for corners, verdict in located.tried:
+        colour = (40, 200, 40) if verdict.startswith("board") else (40, 40, 230)
+        cv2.polylines(out, [np.round(corners).astype(np.int32)], True, colour, t * 2)
+    if located.found is not None:
+        from vision.agricola.windows import crossings
+        pts = cv2.perspectiveTransform(crossings()[None].astype(np.float32), located.found.h_mm_to_img)[0]
+        for x, y in pts:
+            cv2.circle(out, (int(x), int(y)), 4 * t, (40, 255, 40), -1)
+        cv2.polylines(out, [np.round(located.found.corners).astype(np.int32)], True, (40, 255, 40), t * 3)
+    cv2.putText(out, located.why[:110], (10, 30 * t), cv2.FONT_HERSHEY_SIMPLEX, 0.8 * t, (255, 255, 255), 2 * t)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.agricola.board",
+                                 description="Find the Agricola farmyard in a photo by its grid of fence lines.")
+    ap.add_argument("photo")
+    ap.add_argument("--debug", metavar="OUT.png", help="draw the segments, the grids tried and the board found")
+    args = ap.parse_args(argv)
+    image = cv2.imread(args.photo, cv2.IMREAD_COLOR)
+    if image is None:
+        print(f"{args.photo}: not an image that can be read", file=sys.stderr)
+        return 2
+    located = locate(image)
+    print(f"{args.photo}: {located.why}")
+    if args.debug:
+        cv2.imwrite(args.debug, draw_located(image, located))
+    return 0 if located.found is not None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
