@@ -3,6 +3,7 @@
 - :mod:`~vision.agricola.params`: the reader's parameters, one dataclass per stage;
 - :mod:`~vision.agricola.windows`: where the spaces and fence edges are on the board;
 - :mod:`~vision.agricola.locate`: the farmyard found and locked to its printed grid;
+- :mod:`~vision.agricola.board`: the farmyard found by its grid of fence lines, where the lock is not sure;
 - :mod:`~vision.agricola.cut`: the board rectified, its spaces and fence edges cut;
 - :mod:`~vision.agricola.assemble`: each space decoded, the farm assembled;
 - :mod:`~vision.agricola.offboard`: what the photo cannot show (side file, options);

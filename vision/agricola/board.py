@@ -8,7 +8,7 @@ photo's straight edges alone, with no model and no colour::
     photo ──shrink, grey──> line segments (LSD) ──sequential RANSAC──> vanishing points
           ──two of them──> the plane rectified up to an affine map (both families axis-aligned)
           ──1-D fits──> 6 evenly spaced lines one way, 4 the other (nothing a pitch beyond)
-          ──outer crossings──> board homography ──lock──> fence lines (vision.agricola.lock_any_print)
+          ──outer crossings──> board homography ──lock──> fence lines (vision.agricola.locate.lock_any_print)
           ──verify──> the grid's edges stand out, and the grid does not go on past any side
 
 A lock onto part of a board (its inner lines, or the rooms' tiles in one
