@@ -3,13 +3,19 @@
 Every element read gets a confidence, the classifier's probability for the
 label it chose. Then the rules of the game are consulted:
 
+0. **A faint pen makes "no road" doubtful.** The reader misses roads drawn
+   in a faint pen (a light pencil under glare) far more often than it
+   invents them, so on a sheet whose roads are drawn fainter than
+   :attr:`Assemble.faint_pen_ink` every cell read as no road keeps at most
+   :attr:`Assemble.faint_none_confidence`: it is flagged for a look, and
+   the next step may change it.
 1. **Prefer a consistent reading.** When the scoring core's warnings show
    the sheet cannot be right as read (a number above the grapes its farm
    connects, a farm letter written twice, more segments of one kind than the
    deck holds, a blank box), or a score box breaks the column's own rule
    (:func:`column_doubts`), the doubtful elements are tried at their other
    likely readings, but only those read unsure
-   (:attr:`Assemble.doubt_below`): a confident reading is never changed.
+   (:attr:`Assemble.doubt_below`, after step 0): a confident reading is never changed.
    A change is kept when it removes warnings and the classifier gave that
    reading a fair chance (:attr:`Assemble.min_alternative`); the element
    keeps a low confidence, is flagged, and the reading records what it was
@@ -53,6 +59,8 @@ class Assemble:
     min_alternative: float = 0.02    # an alternative reading needs at least this probability
     max_tries: int = 12              # the most doubtful elements tried, per pass
     max_changes: int = 3             # readings changed to make the sheet consistent, at most
+    faint_pen_ink: float = 0.2       # roads darker than this (0 paper .. 1 black) are a pen's; fainter,
+    faint_none_confidence: float = 0.6   # cells read as no road are this sure at most
 
 
 ASSEMBLE = Assemble()
@@ -113,9 +121,11 @@ def _fixable(findings, sheet: avenue.Sheet) -> int:
 
 
 def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: avenue.Template,
-                    params: Assemble = ASSEMBLE) -> Assembled:
+                    params: Assemble = ASSEMBLE, road_ink: float | None = None) -> Assembled:
     """Assemble a sheet from ``readings``: element name -> its candidate values, best first,
     each with its probability (at least the best; the next ones where there are some).
+    ``road_ink``: how dark the sheet's roads are drawn (:func:`vision.avenue.cells.ink_darkness` of the
+    cells read as roads), if known.
 
     >>> readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(6) for c in range(7)}
     >>> for i in range(5):
@@ -129,12 +139,21 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
     ('EW', {'cell:0,3': (None, 'EW')})
     >>> a.flags[:2]
     ['cell:0,3', 'round:1:score']
+    >>> faint = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE, road_ink=0.1)   # a light pencil
+    >>> faint.confidences["cell:5,6"], "cell:5,6" in faint.flags, "cell:0,2" in faint.flags
+    (0.6, True, False)
     """
     values = {name: cands[0][0] for name, cands in readings.items()}
     conf = {name: float(cands[0][1]) for name, cands in readings.items()}
     sheet = build_sheet(template, values)
     findings = avenue.validate(sheet)
     changed: dict[str, tuple] = {}
+
+    # 0. on a sheet drawn in a faint pen, "no road" is doubtful
+    if road_ink is not None and road_ink < params.faint_pen_ink:
+        for name in conf:
+            if name.startswith("cell:") and values[name] is None:
+                conf[name] = min(conf[name], params.faint_none_confidence)
 
     # 1. prefer a consistent reading, changing doubtful elements to another likely reading
     for _ in range(params.max_changes):

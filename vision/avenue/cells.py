@@ -284,6 +284,23 @@ def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
     return out
 
 
+def ink_darkness(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
+    """How dark each piece's darkest ink is against its own paper (0 paper .. 1 black): the
+    99th percentile of the darkness inside the piece's frame (``faint_border_px``).
+
+    >>> piece = np.full((2, 40, 40), 200, np.uint8); piece[0, 10:30, 19:21] = 50
+    >>> [round(float(v), 2) for v in ink_darkness(piece)]
+    [0.75, 0.0]
+    """
+    b = params.faint_border_px
+    n = len(pieces)
+    if n == 0:
+        return np.zeros(0, np.float32)
+    paper = np.percentile(pieces.reshape(n, -1), 90, axis=1).astype(np.float32)[:, None, None] + 1.0
+    dark = np.maximum(1.0 - pieces[:, b:-b, b:-b].astype(np.float32) / paper, 0.0)
+    return np.percentile(dark.reshape(n, -1), 99, axis=1).astype(np.float32)
+
+
 def prepare_cells(rectified: np.ndarray, px_per_mm: float, template, geometry: AvenueSheet = AVENUE,
                   params: Cut = CUT) -> tuple[np.ndarray, np.ndarray]:
     """The cells as the cell model reads them, in training and in reading alike, two looks:

@@ -21,7 +21,7 @@ import numpy as np
 from scoring import avenue
 from vision import UserError
 from vision.avenue.assemble import assemble_avenue
-from vision.avenue.cells import cell_names, column_names, prepare_cells, prepare_column
+from vision.avenue.cells import cell_names, column_names, ink_darkness, prepare_cells, prepare_column
 from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE
 from vision.avenue.locate import LOCATE, avenue_layout, locate_sheet
@@ -82,6 +82,17 @@ def locate_avenue(image: np.ndarray, source: str, searches: tuple = (LOCATE, SEC
     raise UserError.naming(source, f"no Avenue sheet found in {source}")
 
 
+def road_ink(cells: np.ndarray, pred, template, min_confidence: float = 0.5) -> float | None:
+    """How dark the sheet's roads are drawn: the median :func:`vision.avenue.cells.ink_darkness` of the
+    cells read as a road (at least ``min_confidence`` sure) where the pad prints nothing; None
+    when no such cell was read."""
+    best, sure = pred.best, pred.confidence
+    cols = len(template.cells[0])
+    roads = [i for i, label in enumerate(best) if label != "none" and sure[i] >= min_confidence
+             and template.cells[i // cols][i % cols].kind == "empty"]
+    return float(np.median(ink_darkness(cells[roads]))) if roads else None
+
+
 def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
                 models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH)) -> Reading:
     """Read an Avenue sheet from a decoded photo (the stages after decoding); ``searches``: the
@@ -106,7 +117,7 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
         readings[name] = _candidates(cell_pred, i)
     for i, name in enumerate(column_names()):
         readings[name] = _candidates(letters if name.endswith(":farm") else numbers, i)
-    assembled = assemble_avenue(readings, template)
+    assembled = assemble_avenue(readings, template, road_ink=road_ink(cells, cell_pred, template))
     clock.lap("assemble")
     card = avenue.score(assembled.state)
     clock.lap("score")
