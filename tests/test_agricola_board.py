@@ -102,3 +102,14 @@ def test_evenly_spaced_lines_are_found_among_others():
     # the pitch within a path's width over the 5 pitches
     assert abs(a - 37) <= 3.5 and abs(b - 52) <= 6 / 5 + 0.01
     assert all(abs(b2 - 52) > 1.5 or abs(a2 - a) > 10 for a2, b2, _ in board.even_lines(pos, weight, 6, 500.0)[1:2])
+
+
+def test_a_chequered_table_beside_a_farmyard_is_not_read_as_another_farmyard():
+    # the sample's table is a chequer: once its farmyard is read and covered, the grid of lines
+    # would lock onto the chequer; another farmyard of a photo needs the board model's own lock
+    from vision.read import read_boards
+
+    readings = read_boards(ROOT / "samples" / "agricola-photo-1.jpg", "agricola")
+    assert len(readings) == 1
+    covered = board.confirm_board(np.zeros((60, 80, 3), np.uint8), None, {}, grid=False)
+    assert covered is None

@@ -446,14 +446,17 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
                          f"{weak} not locked onto fence lines{timed}", tried, shown)
 
 
-def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH):
+def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH,
+                  grid: bool = True):
     """The board to read: ``found`` (from the shipped search or the calibrated one) if it is sure
     (:attr:`vision.agricola.FindBoard.sure_crossings`), else what :func:`locate` finds from the
     grid of fence lines, else ``found`` if it is whole; None if neither holds a whole board. ``report`` (the shipped search's) is told what
     the grid search said (``report["grid"]``), for the one line on what was not found.
 
     A lock that is not sure is checked for going on past a side
-    (:func:`goes_on`): part of a board is never read.
+    (:func:`goes_on`): part of a board is never read. Without ``grid`` the grid of fence lines
+    is not looked for (another farmyard of a photo whose first is read: a chequered table
+    holds a grid of lines too, so only the board model's own lock counts there).
     """
     from vision.agricola.locate import shrink_to
     from vision.agricola.params import FIND
@@ -472,6 +475,8 @@ def confirm_board(image: np.ndarray, found, report: dict | None = None, params: 
             whole = found
         else:
             report["grid"] = f"a lock onto part of a board (the grid goes on past its {side}) was refused"
+    if not grid:
+        return whole
     located = locate(image, params)
     if located.found is not None:
         return located.found

@@ -123,7 +123,8 @@ def label_counts(model) -> dict[str, list]:
 
 
 def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
-                  off_board: dict | None = None, models: AgricolaModels = MODELS, calibration=None):
+                  off_board: dict | None = None, models: AgricolaModels = MODELS, calibration=None,
+                  another: bool = False):
     """Read an Agricola farmyard from a decoded photo (the stages after decoding).
 
     ``side`` is the photo's side file (read from beside the photo when not
@@ -131,6 +132,8 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     ``calibration`` is the player's set (:mod:`vision.agricola.calibration`): None for the user's
     own when ``scorelens calibrate agricola`` made one, False for none, or a file; with one,
     spaces and fences are read from its colour table instead of the space and fence models.
+    ``another``: a farmyard besides one already read in the photo, found by the board model's own
+    lock only (:func:`vision.agricola.board.confirm_board` without the grid of lines).
     """
     from vision.agricola.calibration import calibrated_readings, find_board_calibrated, load_calibration
 
@@ -143,7 +146,7 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     if found is None:
         found = find_board(image, models, report=search)
     from vision.agricola.board import confirm_board    # a lock that is not sure: the grid of fence lines
-    found = confirm_board(image, found, search)
+    found = confirm_board(image, found, search, grid=not another)
     if found is None:
         raise UserError.naming(source, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
     clock.lap("locate")
@@ -255,4 +258,4 @@ READER = GameReader(
     models=("agricola-board", "agricola-spaces", "agricola-fences"),
     off_board=("supply", "cards", "card_points", "bonus_points", "begging_cards"),
     how_to_give="--supply, --cards, --card-points, --bonus-points, --begging, PHOTO.side.json or the manifest",
-    more_boards={})
+    more_boards={"another": True})
