@@ -22,6 +22,7 @@ import pytest
 import scoring
 from vision import UserError, truth
 from vision.render import write_photo
+from test_hardening import one_line_error  # noqa: E402 - the same one-line-error check
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -33,15 +34,6 @@ def scorelens(*argv, cwd=ROOT) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, "-m", "vision.cli", *map(str, argv)], cwd=cwd,
                           capture_output=True, text=True, timeout=120, env=env)
-
-
-def one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("scorelens: "), proc.stderr
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 def totals(game: str, card: dict) -> dict:
