@@ -89,7 +89,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Mapping
 
-from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
+from ..carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     INCOMPLETE_POINTS, COMPLETED_POINTS, TWO_TILE_CITY_POINTS, INCOMPLETE_MODIFIERS,
     MONASTERY_ABBOT_ROWS, COMPLETED_MODIFIERS, NOT_SCORED_WITH, LITTLE_BUILDING_POINTS,
     FARM_POINTS_PER_CITY, FARM_POINTS_PER_CITY_WITH, FARM_FIGURE_POINTS_PER_CITY,
@@ -100,7 +100,7 @@ from .carcassonne_rules import (  # noqa: F401  (the rule rows, re-exported)
     POINTS_PER_FIGURE, POINTS_PER_MARKED_TILE_NEAR, BLOCK_POINTS, POINTS_ON_TILE, BETS, TOKEN_RANK_POINTS,
     TOKEN_POINTS_PER_FIGURE, TOLL_POINTS, QUARTER_POINTS,
 )
-from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible, render_lines
+from ..common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible, render_lines
 
 GAME = "carcassonne"
 
