@@ -437,7 +437,8 @@ def test_figure_rules_come_from_the_catalogue(monkeypatch):
     """An expansion's figure: its strength counts for majority, and where it may stand is checked."""
     tiles, figures = cc._merged(("base",))
     abbot = cc.Figure("abbot", 1, 2, ("cloister",))
-    monkeypatch.setattr(cc, "_merged", lambda names: (tiles, {**figures, "abbot": abbot}))
+    for section in (cc.state, cc.text):   # the sections that look the catalogue up
+        monkeypatch.setattr(section, "_merged", lambda names: (tiles, {**figures, "abbot": abbot}))
     layout = board("F@0,0 E@-1,0:90 E@1,0:270; red/abbot@0,0:city:E blue@1,0:city:W blue@-1,0:city:E "
                    "red/abbot@-1,0:city:E")
     assert cc.score(layout).totals == {"red": 8, "blue": 0}   # two abbots of strength 2 against two followers

@@ -10,7 +10,7 @@ import scoring
 import vision
 
 MODULES = sorted(
-    [f"scoring.{m.name}" for m in pkgutil.iter_modules(scoring.__path__)] + ["scoring", "vision"]
+    [m.name for m in pkgutil.walk_packages(scoring.__path__, "scoring.")] + ["scoring", "vision"]
     + [m.name for m in pkgutil.walk_packages(vision.__path__, "vision.")]
 )
 
