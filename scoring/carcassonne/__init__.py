@@ -1,12 +1,11 @@
 """Carcassonne: the tile catalogue, board layouts, their features and the final score.
 
-The module reads top to bottom: directions and rotation, the tile catalogue,
-the board state and its JSON and text forms, the features found by joining
-tile parts across edges, validation, scoring and the score sheet, and last a
-generator of legal layouts.
-Each section is a module of this package (:mod:`~scoring.carcassonne.tiles`,
-``state``, ``text``, ``features``, ``layouts``, ``validate``, ``score``; each
-imports only those before it) and every name is re-exported here.
+The package reads in this order: directions, rotation and the tile catalogue
+(``tiles``), the board state (``state``) and its JSON and text forms
+(``text``), the features found by joining tile parts across edges
+(``feature_graph``), a generator of legal layouts (``layouts``), validation
+(``validation``), and scoring and the score sheet (``scores``). Each module
+imports only those before it, and every name is re-exported here.
 
 Conventions
 -----------
@@ -119,17 +118,17 @@ from .state import (  # noqa: F401
 from .text import (  # noqa: F401
     from_dict, to_dict, to_text, from_text, _names, _TILE, _MEEPLE, _TRACK, _match,
 )
-from .features import (  # noqa: F401
+from .feature_graph import (  # noqa: F401
     Feature, joined_edges, features, _UnionFind, _squares, _joined, _Board, _features,
 )
 from .layouts import (  # noqa: F401
     fits, legal_placements, random_layout, random_meeples, _edges_fit, _fits, _legal, _grow,
 )
-from .validate import (  # noqa: F401
+from .validation import (  # noqa: F401
     validate, _tile, _group, _edge_mismatches, _where, _disconnected, _holes_unfilled, _misplaced_meeples,
     _lonely_figures,
 )
-from .score import (  # noqa: F401
+from .scores import (  # noqa: F401
     SECTIONS, feature_points, majority, Award, ScoreSheet, score, _holds, _units, _cathedral, _castles,
     _in_line, _showing, _buildings, _plural, _unscored, _figure_awards, _standing_awards, _quarter_awards,
     _farm_rate, _city_factor, _farm_awards, _token_awards,

@@ -13,7 +13,7 @@ from .tiles import (EDGES, GATE_EDGES, ROTATIONS, TileType, WILD_EDGES, _box, lo
     opposite)
 from .state import Layout, Meeple, Placement, Rules
 from .text import from_text
-from .features import _Board
+from .feature_graph import _Board
 
 
 # ---------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def random_layout(rng: random.Random, n_tiles: int = 72, expansions: tuple[str, 
     drawn. A drawn tile that fits nowhere goes back under the pile; growth
     stops early only when no tile left in the box fits anywhere.
 
-    >>> from scoring.carcassonne.validate import validate
+    >>> from scoring.carcassonne.validation import validate
     >>> layout = random_layout(random.Random(7), 20)
     >>> len(layout.tiles), validate(layout)
     (20, [])
@@ -132,7 +132,7 @@ def random_meeples(rng: random.Random, layout: Layout, colours: Iterable[str] = 
     tiles (several may share a feature, as after joining), of the kinds a
     follower may stand on.
 
-    >>> from scoring.carcassonne.validate import validate
+    >>> from scoring.carcassonne.validation import validate
     >>> layout = random_meeples(random.Random(1), random_layout(random.Random(1), 10), per_colour=2)
     >>> len(layout.meeples), validate(layout)
     (4, [])

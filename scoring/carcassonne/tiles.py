@@ -253,7 +253,7 @@ class Figure:
     def strength_on(self, feature: "Feature | None" = None) -> int:
         """What the figure counts for majority on ``feature``.
 
-        >>> from scoring.carcassonne.features import Feature
+        >>> from scoring.carcassonne.feature_graph import Feature
         >>> Figure("mayor", 1, "pennants", ("city",)).strength_on(Feature("city", (), (), True, 0, (("pennants", 3),)))
         3
         """

@@ -21,8 +21,8 @@ from ..common import Finding, ScoreCard, ScoreLine, render_lines
 from .tiles import AROUND, COMPLETE_WITH_ROADS, EDGES, GAME, SURROUNDED, Square, neighbour
 from .state import Layout, Rules
 from .text import from_text
-from .features import Feature, _Board, features
-from .validate import validate
+from .feature_graph import Feature, _Board, features
+from .validation import validate
 
 
 # ---------------------------------------------------------------------------

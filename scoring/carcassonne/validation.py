@@ -11,7 +11,7 @@ from ..common import Finding, implausible
 from .tiles import EDGES, GAME, Square, neighbour, opposite
 from .state import Layout
 from .text import from_text
-from .features import _Board, features, joined_edges
+from .feature_graph import _Board, features, joined_edges
 from .layouts import _edges_fit
 
 
