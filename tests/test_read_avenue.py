@@ -186,3 +186,32 @@ def test_a_sheet_touching_another_is_found():
     photo = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     reading = read_photo(photo, "avenue")
     assert np.abs(reading.corners - np.float32(truth["corners"])).max() < 3
+
+
+def test_a_sheet_drawn_in_faint_pencil_has_its_empty_cells_flagged():
+    # the sheet's road ink: how dark the cells read as roads are drawn where nothing is printed
+    from vision.avenue.read import road_ink
+    from vision.classify import Prediction
+
+    labels = ["none", "NS", "EW", "NE", "ES", "SW", "WN"]
+    cells = np.full((42, 40, 40), 235, np.uint8)
+    probs = np.zeros((42, 7), np.float32)
+    probs[:, 0] = 1.0
+    empty = [i for i in range(42) if avenue.DEFAULT_TEMPLATE.cells[i // 7][i % 7].kind == "empty"]
+    for i in empty[:3]:                             # three roads, drawn in a light pencil
+        cells[i, 6:34, 19:21] = 205
+        probs[i] = [0.02, 0.98, 0, 0, 0, 0, 0]
+    pred = Prediction(probs, labels)
+    faint = road_ink(cells, pred, avenue.DEFAULT_TEMPLATE)
+    cells[empty[:3], 6:34, 19:21] = 60              # the same roads in ballpoint
+    dark = road_ink(cells, pred, avenue.DEFAULT_TEMPLATE)
+    assert faint is not None and dark is not None and faint < 0.2 < dark
+    assert road_ink(cells, Prediction(np.eye(7, dtype=np.float32)[[0] * 42], labels), avenue.DEFAULT_TEMPLATE) is None
+    # the whole reader: on a faint sheet, a cell read as no road is flagged
+    from vision.avenue.assemble import assemble_avenue
+    readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(6) for c in range(7)}
+    for i in range(5):
+        readings[f"round:{i}:farm"] = [(None, 0.99)]
+        readings[f"round:{i}:score"] = [(None, 0.99)]
+    assert "cell:1,1" in assemble_avenue(readings, avenue.DEFAULT_TEMPLATE, road_ink=faint).flags
+    assert "cell:1,1" not in assemble_avenue(readings, avenue.DEFAULT_TEMPLATE, road_ink=dark).flags
