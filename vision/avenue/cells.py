@@ -200,10 +200,12 @@ def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
     """Cell pieces with the print they share with cells printed alike divided out.
 
     A pad prints the same farm house in six cells and the same grapes in
-    several; the players' roads run differently in each. So the brightest
-    value a pixel takes over a group of cells printed alike is the print
-    alone (a road would have to cross that pixel in every one of them), and
-    dividing each cell by it leaves the pen. A road drawn across a printed
+    several; the players' roads run differently in each. So once each cell's
+    print is evened to the group's contrast (a farm under glare prints
+    fainter, one in shadow darker: :attr:`Cut.print_gain`), the faintest a
+    pixel is over the group is the print alone (a road would have to cross
+    that pixel in every one of them), and dividing each cell by it, at that
+    cell's own contrast, leaves the pen. A road drawn across a printed
     house stays ink, darker than the house. Whatever the pad's art, the
     model then sees roads on plain paper, as on an empty cell.
 
@@ -241,6 +243,21 @@ def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
     return out
 
 
+def ink_map(pieces: np.ndarray, params: Cut = CUT) -> tuple[np.ndarray, np.ndarray]:
+    """Each piece's paper (its 90th percentile, plus one) and the darkness of every pixel inside
+    its frame (``faint_border_px``) against that paper: 0 paper .. 1 black, ``(N,)`` and
+    ``(N, h, w)`` float32.
+
+    >>> paper, dark = ink_map(np.full((1, 40, 40), 200, np.uint8))
+    >>> float(paper[0]), dark.shape, round(float(dark.max()), 3)      # plain paper: next to no ink
+    (201.0, (1, 28, 28), 0.005)
+    """
+    b = params.faint_border_px
+    paper = np.percentile(pieces.reshape(len(pieces), -1), 90, axis=1).astype(np.float32) + 1.0
+    dark = np.maximum(1.0 - pieces[:, b:-b, b:-b].astype(np.float32) / paper[:, None, None], 0.0)
+    return paper, dark
+
+
 def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
     """Pieces whose faint ink (pencil, a dry pen, ink under glare) is darkened to a pen's.
 
@@ -265,16 +282,13 @@ def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
     True
     """
     b = params.faint_border_px
-    n = len(pieces)
     out = pieces.copy()
-    if n == 0:
+    if len(pieces) == 0:
         return out
-    paper = np.percentile(pieces.reshape(n, -1), 90, axis=1).astype(np.float32) + 1.0
+    paper, darkness = ink_map(pieces, params)
     r = int(params.gain_radius_px)
     near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    for j in range(n):
-        inner = pieces[j, b:-b, b:-b].astype(np.float32)
-        ink = np.maximum(1.0 - inner / paper[j], 0.0)
+    for j, ink in enumerate(darkness):
         smooth = cv2.GaussianBlur(ink, (0, 0), params.ink_blur_px) if params.ink_blur_px > 0 else ink
         smooth = np.maximum(smooth - np.percentile(smooth, params.paper_quantile), 0.0)
         nearby = cv2.GaussianBlur(cv2.dilate(smooth, near), (0, 0), r / 2)
@@ -292,13 +306,10 @@ def ink_darkness(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
     >>> [round(float(v), 2) for v in ink_darkness(piece)]
     [0.75, 0.0]
     """
-    b = params.faint_border_px
     n = len(pieces)
     if n == 0:
         return np.zeros(0, np.float32)
-    paper = np.percentile(pieces.reshape(n, -1), 90, axis=1).astype(np.float32)[:, None, None] + 1.0
-    dark = np.maximum(1.0 - pieces[:, b:-b, b:-b].astype(np.float32) / paper, 0.0)
-    return np.percentile(dark.reshape(n, -1), 99, axis=1).astype(np.float32)
+    return np.percentile(ink_map(pieces, params)[1].reshape(n, -1), 99, axis=1).astype(np.float32)
 
 
 def prepare_cells(rectified: np.ndarray, px_per_mm: float, template, geometry: AvenueSheet = AVENUE,
