@@ -4,7 +4,9 @@ reader shares (Avenue's sheet, Agricola's farmyard).
 - :func:`fit_quad` and :func:`refine_corners`: the quadrilateral outlining a contour, its corners
   on the lines fitted to its sides; :func:`order_clockwise` puts four corners in order;
 - :func:`corners_homography` and :func:`warp`: the homography from board millimetres to the
-  photo's pixels, and the photo sampled on the board frame.
+  photo's pixels, and the photo sampled on the board frame;
+- :func:`segment_lines`: the lines through straight segments, in homogeneous form (the
+  vanishing-point searches of Agricola's grid and Carcassonne's lattice).
 """
 
 from __future__ import annotations
@@ -114,3 +116,17 @@ def warp(image: np.ndarray, h_mm_to_img: np.ndarray, width_mm: float, height_mm:
     return cv2.warpPerspective(image, h_mm_to_img @ px_to_mm, size,
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def segment_lines(segs: np.ndarray, unit: bool = False) -> np.ndarray:
+    """The homogeneous lines ``(a, b, c)`` through segments ``(N, 4)`` x0 y0 x1 y1; with ``unit``,
+    scaled so that ``(a, b)`` is a unit normal (then ``|c|`` is the line's distance from the
+    origin).
+
+    >>> segment_lines(np.array([[0.0, 2.0, 4.0, 2.0]]), unit=True).round(6).tolist()    # y - 2 = 0
+    [[0.0, 1.0, -2.0]]
+    """
+    ones = np.ones((len(segs), 1))
+    line = np.cross(np.hstack([segs[:, :2], ones]), np.hstack([segs[:, 2:], ones]))
+    return line / (np.linalg.norm(line[:, :2], axis=1, keepdims=True) + 1e-12) if unit else line
+

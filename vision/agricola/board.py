@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import AGRICOLA
+from vision.quad import segment_lines
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,6 @@ def line_segments(image: np.ndarray, params: BoardSearch = SEARCH) -> np.ndarray
     return segs[np.argsort(-length)][:params.max_segments]
 
 
-def _homogeneous_lines(segs: np.ndarray) -> np.ndarray:
-    a = np.c_[segs[:, :2], np.ones(len(segs))]
-    b = np.c_[segs[:, 2:], np.ones(len(segs))]
-    return np.cross(a, b)
-
-
 def _agree(segs: np.ndarray, vp: np.ndarray, params: BoardSearch = SEARCH) -> np.ndarray:
     """Whether each segment points at the vanishing point ``vp`` (homogeneous) within
     :attr:`BoardSearch.vp_sin`, or :attr:`BoardSearch.vp_px` at its ends."""
@@ -132,7 +127,7 @@ def vanishing_points(segs: np.ndarray, rng: np.random.Generator, params: BoardSe
     in the segments' pixels; a family of parallel lines has its point at infinity. Each comes
     with the indices of all the segments pointing at it."""
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-    lines = _homogeneous_lines(segs)
+    lines = segment_lines(segs)
     left = np.ones(len(segs), bool)
     total = length.sum()
     out = []
@@ -158,7 +153,7 @@ def vanishing_points(segs: np.ndarray, rng: np.random.Generator, params: BoardSe
             break
         members = idx[_agree(segs[idx], best, params)]
         # refit on all its segments: the point nearest all their lines (least squares, homogeneous)
-        ln = lines[members] / (np.linalg.norm(lines[members][:, :2], axis=1, keepdims=True) + 1e-12)
+        ln = segment_lines(segs[members], unit=True)
         _, _, vt = np.linalg.svd(ln * np.sqrt(length[members])[:, None])
         vp = vt[-1] / np.linalg.norm(vt[-1])
         left[idx[_agree(segs[idx], vp, params)]] = False

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.carcassonne.cut import _apply, local_cell_px, normalise_tiles
+from vision.quad import segment_lines
 
 
 # ---------------------------------------------------------------------------
@@ -100,16 +101,9 @@ def line_segments(gray: np.ndarray, min_length: float) -> np.ndarray:
 _SEGMENTS: dict = {}    # the last pictures' line segments, by the picture's bytes
 
 
-def _lines(s: np.ndarray) -> np.ndarray:
-    """Homogeneous lines through segments, normalised so that (a, b) is a unit normal."""
-    ones = np.ones((len(s), 1))
-    line = np.cross(np.hstack([s[:, :2], ones]), np.hstack([s[:, 2:], ones]))
-    return line / (np.linalg.norm(line[:, :2], axis=1, keepdims=True) + 1e-12)
-
-
 def _refine_vp(s: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The point closest to all the lines through ``s`` (weighted), homogeneous, unit length."""
-    line = _lines(s)
+    line = segment_lines(s, unit=True)
     _, vecs = np.linalg.eigh((line * w[:, None]).T @ line)
     return vecs[:, 0]
 
@@ -129,7 +123,7 @@ def vanishing_points(s: np.ndarray, at: np.ndarray, rng: np.random.Generator, pa
     if len(s) < 8:
         return []
     w = np.hypot(s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]) if weight is None else weight
-    line = _lines(s)
+    line = segment_lines(s, unit=True)
     p = w / w.sum()
     n = params.vp_samples
     i, j = rng.choice(len(s), n, p=p), rng.choice(len(s), n, p=p)
