@@ -149,6 +149,36 @@ def test_agricola_random_farms_are_legal():
         assert len({yard[p].kind == "room" and yard.house for p in agricola.POSITIONS} - {False}) == 1
 
 
+def test_agricola_wide_art_varies_the_print_but_keeps_the_farm():
+    """The wide family that training mixes in: paths between the spaces of many tones (pale to
+    nearly black), where our own print keeps one; the farm's pieces still lie where it says."""
+    from scoring import agricola
+    from vision.agricola import render as art
+    from vision.geometry import AGRICOLA
+
+    ppm = 2.0
+    def farm(sheep):
+        return agricola.from_dict({"game": "agricola", "farmyard": {"house": "wood", "spaces": [
+            [{"kind": "room"}, {"kind": "empty", "sheep": sheep}] + [{"kind": "empty"}] * 3,
+            [{"kind": "room"}] + [{"kind": "empty"}] * 4, [{"kind": "empty"}] * 5]}})
+    x, y = AGRICOLA.line_x(3), (AGRICOLA.line_y(2) + AGRICOLA.line_y(3)) / 2     # a path with no fence on it
+
+    def path(style, seed):
+        img = art.draw_farmyard(farm(0), np.random.default_rng(seed), px_per_mm=ppm, style=style)
+        return img[int(y * ppm) - 2:int(y * ppm) + 2, int(x * ppm) - 1:int(x * ppm) + 2].mean()
+
+    wide, ours = [path("wide", seed) for seed in range(10)], [path(None, seed) for seed in range(10)]
+    assert np.ptp(wide) > 80 and np.ptp(wide) > 3 * np.ptp(ours)     # pale and dark paths both drawn
+    x0, y0, x1, y1 = (int(v * ppm) for v in AGRICOLA.space_box(0, 1))
+    for seed in range(4):                                           # three sheep, on their space only
+        with_sheep, without = (art.draw_farmyard(farm(n), np.random.default_rng(seed), px_per_mm=ppm,
+                                                 style="wide").astype(int) for n in (3, 0))
+        changed = np.abs(with_sheep - without).max(axis=2) > 20
+        assert changed[y0:y1, x0:x1].mean() > 0.05
+        changed[y0 - 4:y1 + 8, x0 - 4:x1 + 8] = False               # a shadow may fall just past it
+        assert not changed.any()
+
+
 def test_carcassonne_random_layouts_are_legal():
     from scoring import carcassonne
 

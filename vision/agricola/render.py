@@ -16,6 +16,11 @@ and family discs in the player's colour (red, blue, green, purple, natural),
 animal cubes (sheep white, wild boar black, cattle brown), touching and
 sometimes stacked, and grain (yellow) and vegetable (orange) counters.
 
+``style="wide"`` draws from a wide family instead, which training mixes in so that the readers
+learn what every set shares rather than our art: any meadow, flat or grassy, paths from pale to
+nearly black (:func:`wide_style`), tiles patterned another way each time, animeeples or cubes of
+any size, and pieces of other sizes and colours (:func:`wide_pieces`).
+
 >>> import numpy as np
 >>> from scoring import agricola
 >>> farm = random_state(np.random.default_rng(2))
@@ -55,6 +60,72 @@ CROP_COLOURS = {"grain": (0.25, 0.78, 0.92), "vegetables": (0.10, 0.45, 0.93)}
 CUBE_MM, FENCE_MM, FENCE_W_MM, DISC_MM, STABLE_MM, COUNTER_MM = 9.0, 38.0, 5.0, 15.0, 15.0, 8.5
 #: Drawing keeps at most this many counters or animals on one space.
 MOST_ON_A_SPACE = 12
+
+
+@dataclass(frozen=True)
+class PieceArt:
+    """How one set's pieces and tiles look. The defaults are our own art; :func:`wide_pieces`
+    draws a set from a wide family, for training only."""
+
+    animal_shape: str = "cube"               # cube, or animeeple: a flat animal silhouette
+    animal_mm: float = CUBE_MM
+    animal_colours: dict | None = None       # per animal, BGR 0..1 (None: ANIMAL_COLOURS)
+    crop_colours: dict | None = None         # per crop (None: CROP_COLOURS)
+    crop_mm: float = COUNTER_MM
+    disc_mm: float = DISC_MM
+    stable_mm: float = STABLE_MM
+    stable_roof: bool = False                # a house-shaped stable seen from above
+    fence_mm: tuple = (FENCE_MM, FENCE_W_MM)
+    fence_turn: float = 1.5                  # how crooked a fence lies (degrees, s.d.)
+    wood: tuple | None = None                # the player's colour (None: one of PLAYER_COLOURS)
+    tile_tones: dict | None = None           # per material, the tile's base colour
+    tile_turn: float = 1.6                   # how askew a tile lies (degrees, s.d.)
+    house_icon: bool = True                  # rooms print a little house
+    furrow_angle: float = 0.0                # a field's furrows, degrees from horizontal
+    tile_grain: float = 0.0                  # texture on the tiles (0 flat)
+
+
+def wide_pieces(rng: np.random.Generator) -> PieceArt:
+    """Pieces and tiles from a wide family: animeeples or cubes of any size, sheep from cream to
+    grey, boar from black to dark brown, cattle from tan to deep brown, crops, discs, stables and
+    fences of other sizes and any player colour, tiles of other tones and textures."""
+    hsv = lambda h, s, v: _bgr_from_hsv(h, s, v)    # noqa: E731
+    animals = {"sheep": hsv(rng.uniform(20, 60), rng.uniform(0, 0.2), rng.uniform(0.78, 1.0)),
+               "boar": hsv(rng.uniform(0, 40), rng.uniform(0, 0.5), rng.uniform(0.06, 0.24)),
+               "cattle": hsv(rng.uniform(10, 35), rng.uniform(0.45, 0.9), rng.uniform(0.3, 0.62))}
+    crops = {"grain": hsv(rng.uniform(42, 60), rng.uniform(0.55, 0.95), rng.uniform(0.75, 1.0)),
+             "vegetables": hsv(rng.uniform(12, 30), rng.uniform(0.7, 1.0), rng.uniform(0.75, 1.0))}
+    tones = {"wood": hsv(rng.uniform(20, 40), rng.uniform(0.35, 0.75), rng.uniform(0.4, 0.85)),
+             "clay": hsv(rng.uniform(5, 25), rng.uniform(0.45, 0.85), rng.uniform(0.5, 0.9)),
+             "stone": hsv(rng.uniform(0, 360), rng.uniform(0, 0.15), rng.uniform(0.3, 0.8)),
+             "field": hsv(rng.uniform(15, 40), rng.uniform(0.3, 0.75), rng.uniform(0.25, 0.6))}
+    shape = "animeeple" if rng.random() < 0.6 else "cube"
+    return PieceArt(animal_shape=shape, animal_mm=float(rng.uniform(11, 17) if shape == "animeeple" else rng.uniform(7, 11)),
+                    animal_colours=animals, crop_colours=crops, crop_mm=float(rng.uniform(7, 11)),
+                    disc_mm=float(rng.uniform(12, 18)), stable_mm=float(rng.uniform(12, 18)),
+                    stable_roof=bool(rng.random() < 0.5),
+                    fence_mm=(float(rng.uniform(30, 42)), float(rng.uniform(3, 6))), fence_turn=float(rng.uniform(1, 4)),
+                    wood=hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.9), rng.uniform(0.3, 0.95)),
+                    tile_tones=tones, tile_turn=float(rng.uniform(1, 4)), house_icon=bool(rng.random() < 0.4),
+                    furrow_angle=float(rng.choice([0, 90, 45, -45]) + rng.normal(0, 8)),
+                    tile_grain=float(rng.uniform(0, 1)))
+
+
+def animeeple(length: float, animal: str, rng: np.random.Generator) -> list[np.ndarray]:
+    """An animal silhouette seen from the side (mm, about ``length`` long, centred): a body, a
+    head and four legs, plumper for a sheep, longer-snouted for a boar, blockier for cattle."""
+    body = {"sheep": (0.42, 0.34), "boar": (0.45, 0.28), "cattle": (0.45, 0.3)}[animal]
+    rx, ry = body[0] * length * rng.uniform(0.9, 1.1), body[1] * length * rng.uniform(0.9, 1.1)
+    t = np.linspace(0, 2 * np.pi, 20, endpoint=False)
+    wob = 1 + (0.08 * np.sin(6 * t) if animal == "sheep" else 0)
+    outline = [np.c_[rx * np.cos(t) * wob, ry * np.sin(t) * wob]]
+    head = np.c_[np.cos(t), np.sin(t)] * length * 0.16 + (rx * 0.95, -ry * 0.6)
+    if animal == "boar":
+        head = head * (1.25, 0.9) + (length * 0.05, ry * 0.2)
+    legs = [rect_points(length * 0.09, length * 0.3) + (x, ry * 0.95) for x in (-rx * 0.6, -rx * 0.3, rx * 0.3, rx * 0.6)]
+    return [outline[0], head] + legs
+
+
 
 
 # ---------------------------------------------------------------------------
@@ -198,18 +269,73 @@ class BoardStyle:
     slot: tuple[float, float, float]
     frame: tuple[float, float, float]
     tufts: float
+    grain: float = 0.0        # the wide family: how busy the printed meadow is (0 flat .. 1 grassy)
+    outline: float = 1.0      # how dark the spaces' printed outline is (1 none .. 0.7 dark)
 
 
 def random_style(rng: np.random.Generator, family: str = "classic") -> BoardStyle:
     if family == "unseen":
         return BoardStyle(meadow=(0.45, 0.62, 0.55), space=(0.55, 0.78, 0.72), slot=(0.35, 0.45, 0.55),
                           frame=(0.25, 0.25, 0.3), tufts=0.0)
+    if family == "wide":
+        return wide_style(rng)
     g = rng.uniform(-0.06, 0.06, 3)
     return BoardStyle(meadow=tuple(np.clip(np.array([0.22, 0.55, 0.42]) + g, 0, 1)),
                       space=tuple(np.clip(np.array([0.40, 0.72, 0.58]) + g + rng.uniform(-0.05, 0.05, 3), 0, 1)),
                       slot=tuple(np.clip(np.array([0.38, 0.55, 0.62]) + rng.uniform(-0.06, 0.06, 3), 0, 1)),
                       frame=tuple(np.clip(np.array([0.18, 0.32, 0.45]) + rng.uniform(-0.06, 0.06, 3), 0, 1)),
                       tufts=float(rng.uniform(0.3, 1.0)))
+
+
+def _bgr_from_hsv(h: float, s: float, v: float) -> tuple[float, float, float]:
+    """A BGR colour (0..1) from hue in degrees, saturation and value (0..1)."""
+    px = cv2.cvtColor(np.uint8([[[int(h / 2) % 180, int(s * 255), int(v * 255)]]]), cv2.COLOR_HSV2BGR)
+    return tuple(float(c) / 255 for c in px[0, 0])
+
+
+def wide_style(rng: np.random.Generator) -> BoardStyle:
+    """A board print from a wide family, for training only: any green or straw meadow, flat or
+    grassy, and paths between the spaces from pale parchment through brown to nearly black.
+
+    What every print shares stays: 15 spaces in a 3 x 5 grid, divided by fence paths.
+    """
+    hue = rng.uniform(60, 130)
+    meadow = _bgr_from_hsv(hue, rng.uniform(0.25, 0.8), rng.uniform(0.35, 0.8))
+    space = _bgr_from_hsv(hue + rng.normal(0, 8), rng.uniform(0.25, 0.8), rng.uniform(0.4, 0.9))
+    path = rng.choice(["pale", "brown", "dark", "grey", "green"])
+    slot = {"pale": lambda: _bgr_from_hsv(rng.uniform(25, 55), rng.uniform(0.1, 0.4), rng.uniform(0.7, 0.95)),
+            "brown": lambda: _bgr_from_hsv(rng.uniform(15, 40), rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.65)),
+            "dark": lambda: _bgr_from_hsv(rng.uniform(0, 360), rng.uniform(0, 0.4), rng.uniform(0.08, 0.3)),
+            "grey": lambda: _bgr_from_hsv(0, 0, rng.uniform(0.4, 0.85)),
+            "green": lambda: _bgr_from_hsv(hue + rng.normal(0, 10), rng.uniform(0.3, 0.8), rng.uniform(0.2, 0.5)),
+            }[str(path)]()
+    frame = _bgr_from_hsv(rng.uniform(0, 360), rng.uniform(0, 0.6), rng.uniform(0.15, 0.9))
+    return BoardStyle(meadow=meadow, space=space, slot=slot, frame=frame, tufts=float(rng.uniform(0, 1)),
+                      grain=float(rng.uniform(0, 1)), outline=float(rng.uniform(0.7, 1.0)))
+
+
+def grass(shape: tuple[int, int], rng: np.random.Generator, ppm: float, amount: float) -> np.ndarray:
+    """A multiplicative brightness texture of printed grass: mottling at a few scales and many
+    short blades, around 1. ``amount`` 0 gives a flat print."""
+    h, w = shape
+    out = np.ones((h, w), np.float32)
+    if amount <= 0:
+        return out
+    for cells_mm in (40, 12, 4):
+        gh, gw = max(2, int(h / (cells_mm * ppm)) + 2), max(2, int(w / (cells_mm * ppm)) + 2)
+        out += amount * 0.12 * cv2.resize(rng.normal(0, 1, (gh, gw)).astype(np.float32), (w, h),
+                                          interpolation=cv2.INTER_CUBIC)
+    blades = np.zeros((h, w), np.float32)
+    n = int(amount * h * w / (ppm * ppm) * 0.25)
+    x, y = rng.uniform(0, w, n), rng.uniform(0, h, n)
+    ang = rng.normal(-np.pi / 2, 0.5, n)
+    length = rng.uniform(1.0, 3.5, n) * ppm
+    tone = rng.choice([-1.0, 1.0], n) * rng.uniform(0.2, 0.6, n)
+    thick = max(1, int(round(0.3 * ppm)))
+    for i in range(n):
+        cv2.line(blades, (int(x[i]), int(y[i])), (int(x[i] + length[i] * np.cos(ang[i])),
+                                                  int(y[i] + length[i] * np.sin(ang[i]))), float(tone[i]), thick)
+    return np.clip(out + amount * 0.5 * blades, 0.4, 1.6)
 
 
 def _board(style: BoardStyle, ppm: float, rng) -> np.ndarray:
@@ -228,7 +354,10 @@ def _board(style: BoardStyle, ppm: float, rng) -> np.ndarray:
         for c in range(g.cols):
             box = g.space_box(r, c)
             cv.rect(box, style.space)
-            cv.rect(box, shade(style.space, 0.8), 0.4)
+            if style.outline < 1.0:
+                cv.rect(box, shade(style.space, style.outline), 0.4)
+            elif style.grain == 0.0:
+                cv.rect(box, shade(style.space, 0.8), 0.4)
             k = np.random.default_rng(r * 7 + c)         # the same tufts on every copy of the board
             for _ in range(int(style.tufts * 6)):
                 tx, ty = k.uniform(box[0] + 3, box[2] - 3), k.uniform(box[1] + 3, box[3] - 3)
@@ -238,16 +367,22 @@ def _board(style: BoardStyle, ppm: float, rng) -> np.ndarray:
     for r in range(g.rows + 1):
         for c in range(g.cols + 1):
             cv.circle((g.line_x(c), g.line_y(r)), 1.4, shade(style.slot, 0.7))
+    if style.grain > 0:
+        texture = grass((H, W), rng, ppm, style.grain)
+        img[:] = np.clip(img * texture[:, :, None], 0, 255).astype(np.uint8)
     return img
 
 
-def _tile(cv: Canvas, box, material: str, rng) -> None:
+def _tile(cv: Canvas, box, material: str, rng, art: PieceArt = PieceArt()) -> None:
     """A room or field tile laid on a space, a little off and askew."""
     x0, y0, x1, y1 = box
     s = (x1 - x0) - 1.0
     centre = ((x0 + x1) / 2 + rng.normal(0, 0.6), (y0 + y1) / 2 + rng.normal(0, 0.6))
-    angle = rng.normal(0, 1.6)
+    angle = rng.normal(0, art.tile_turn)
     T = lambda pts: transform(pts, centre, angle)
+    if art.tile_tones is not None:
+        _tile_wide(cv, T, s, material, rng, art)
+        return
     base = {"wood": (0.25, 0.45, 0.68), "clay": (0.25, 0.38, 0.75), "stone": (0.62, 0.63, 0.62),
             "field": (0.22, 0.33, 0.45)}[material]
     base = tuple(np.clip(np.array(base) + rng.uniform(-0.04, 0.04, 3), 0, 1))
@@ -292,6 +427,72 @@ def _tile(cv: Canvas, box, material: str, rng) -> None:
             cv.poly(T(wob + [0, 1.2]), shade(base, 1.25), 0.4, closed=False)
 
 
+def _tile_wide(cv: Canvas, T, s: float, material: str, rng, art: PieceArt) -> None:
+    """A tile of the wide family: the material's pattern drawn another way each time (planks in
+    any direction, bricks of any size, pebbles of any tone, furrows at any angle), a printed
+    house or none, a little grain."""
+    base = tuple(np.clip(np.array(art.tile_tones[material]) + rng.uniform(-0.03, 0.03, 3), 0, 1))
+    edge = shade(base, rng.uniform(0.35, 0.7))
+    cv.poly(T(rect_points(s + rng.uniform(0.4, 1.6), s + rng.uniform(0.4, 1.6))), edge)
+    cv.poly(T(rect_points(s, s)), base)
+    h = s / 2
+    turn = lambda pts, a: transform(np.asarray(pts, float), (0, 0), a)   # noqa: E731
+    if material == "wood":
+        a = float(rng.choice([0, 90]) + rng.normal(0, 3))
+        n = int(rng.integers(3, 9))
+        for i in range(1, n):
+            y = -h + i * s / n
+            cv.line(*T(turn([[-h * 0.98, y], [h * 0.98, y]], a)), shade(base, rng.uniform(0.5, 0.8)), rng.uniform(0.3, 0.8))
+        for _ in range(int(rng.integers(0, 10))):
+            x, y = rng.uniform(-h + 3, h - 3, 2)
+            cv.line(*T(turn([[x - 4, y], [x + 4, y]], a)), shade(base, rng.uniform(0.75, 1.2)), 0.3)
+    elif material == "clay":
+        rows = int(rng.integers(4, 10))
+        per = int(rng.integers(2, 6))
+        mortar = shade(base, rng.choice([0.6, 1.4, 1.6]))
+        for i in range(rows + 1):
+            y = -h + i * s / rows
+            cv.line(*T([[-h, y], [h, y]]), mortar, 0.45)
+            off = (i % 2) * s / per / 2
+            for j in range(per + 1):
+                x = -h + off + j * s / per
+                if -h < x < h and i < rows:
+                    cv.line(*T([[x, y], [x, y + s / rows]]), mortar, 0.45)
+    elif material == "stone":
+        k = int(rng.integers(6, 26))
+        for _ in range(k):
+            cx, cy = rng.uniform(-h + 3, h - 3, 2)
+            rr = rng.uniform(2.5, 8.0)
+            pts = circle_points(rr, 8) * rng.uniform(0.7, 1.1, (8, 1)) + (cx, cy)
+            pts = np.clip(pts, -h, h)
+            cv.poly(T(pts), shade(base, rng.uniform(0.75, 1.25)))
+            cv.poly(T(pts), shade(base, rng.uniform(0.45, 0.7)), rng.uniform(0.2, 0.5))
+    else:
+        n = int(rng.integers(5, 14))
+        a = art.furrow_angle + rng.normal(0, 3)
+        for i in range(1, n):
+            y = -h + i * s / n
+            line = np.c_[np.linspace(-h * 1.4, h * 1.4, 14), y * 1.4 + rng.normal(0, 0.35, 14)]
+            line = np.clip(turn(line, a), -h + 0.3, h - 0.3)
+            cv.poly(T(line), shade(base, rng.uniform(0.5, 0.75)), rng.uniform(0.5, 1.2), closed=False)
+            cv.poly(T(line + [0, 1.0]), shade(base, rng.uniform(1.1, 1.35)), 0.4, closed=False)
+    if art.house_icon and material != "field":
+        w, top = rng.uniform(5, 9), rng.uniform(12, 20)
+        cv.poly(T([[-w, h - top + 4], [-w, h - 2], [w, h - 2], [w, h - top + 4], [0, h - top]]),
+                shade(base, rng.uniform(0.4, 0.6)))
+    if art.tile_grain > 0:
+        x0, y0, x1, y1 = (int(v) for v in np.r_[T(rect_points(s, s)).min(0), T(rect_points(s, s)).max(0)] * cv.ppm)
+        x0, y0 = max(x0, 0), max(y0, 0)
+        patch = cv.img[y0:y1, x0:x1]
+        if patch.size:
+            noise = 1 + art.tile_grain * 0.1 * cv2.GaussianBlur(rng.normal(0, 1, patch.shape[:2]).astype(np.float32),
+                                                                 (0, 0), max(0.5, 0.4 * cv.ppm))
+            mask = np.zeros(cv.img.shape[:2], np.uint8)
+            cv2.fillConvexPoly(mask, np.round(T(rect_points(s, s)) * cv.ppm).astype(np.int32), 1)
+            m = mask[y0:y1, x0:x1, None].astype(np.float32)
+            patch[:] = np.clip(patch * (1 + (noise[:, :, None] - 1) * m), 0, 255).astype(np.uint8)
+
+
 def _spots(rng, box, n: int, taken: list, size: float) -> list[tuple[float, float]]:
     """Up to ``n`` places for pieces of ``size`` on a space, on a jittered grid: they may touch."""
     x0, y0, x1, y1 = box
@@ -307,12 +508,24 @@ def _spots(rng, box, n: int, taken: list, size: float) -> list[tuple[float, floa
 
 
 def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
-                  style: str | BoardStyle | None = None, colour: str | None = None) -> np.ndarray:
-    """The farmyard board with the farm on it, BGR uint8, in the frame of ``vision.geometry.AGRICOLA``."""
+                  style: str | BoardStyle | None = None, colour: str | None = None,
+                  art: PieceArt | None = None) -> np.ndarray:
+    """The farmyard board with the farm on it, BGR uint8, in the frame of ``vision.geometry.AGRICOLA``.
+
+    ``style="wide"`` draws the board and the pieces from the wide family (:func:`wide_style`,
+    :func:`wide_pieces`) that training mixes in; ``art`` gives the pieces' look outright.
+    """
+    if art is None:
+        art = wide_pieces(rng) if style == "wide" else PieceArt()
     if not isinstance(style, BoardStyle):
-        style = random_style(rng, "unseen" if style == "unseen" else "classic")
-    colour = colour or str(rng.choice(list(PLAYER_COLOURS)))
-    wood = tuple(np.clip(np.array(PLAYER_COLOURS[colour]) + rng.uniform(-0.04, 0.04, 3), 0, 1))
+        style = random_style(rng, style if style in ("unseen", "wide") else "classic")
+    if art.wood is not None:
+        wood = art.wood
+    else:
+        colour = colour or str(rng.choice(list(PLAYER_COLOURS)))
+        wood = tuple(np.clip(np.array(PLAYER_COLOURS[colour]) + rng.uniform(-0.04, 0.04, 3), 0, 1))
+    animal_colours = art.animal_colours or ANIMAL_COLOURS
+    crop_colours = art.crop_colours or CROP_COLOURS
     img = _board(style, px_per_mm, rng)
     cv = Canvas(img, px_per_mm)
     yard = farm.farmyard
@@ -322,59 +535,77 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
         for c in range(COLUMNS):
             space = yard.spaces[r][c]
             if space.kind == "room":
-                _tile(cv, g.space_box(r, c), yard.house, rng)
+                _tile(cv, g.space_box(r, c), yard.house, rng, art)
             elif space.kind == "field":
-                _tile(cv, g.space_box(r, c), "field", rng)
+                _tile(cv, g.space_box(r, c), "field", rng, art)
 
     pieces = Pieces()
     # fences, lying in their slots
+    fence_len, fence_w = art.fence_mm
     for edge in yard.fences:
         (ax, ay), (bx, by) = g.edge_line(edge.axis, edge.row, edge.column)
         centre = ((ax + bx) / 2 + rng.normal(0, 0.5), (ay + by) / 2 + rng.normal(0, 0.5))
-        angle = (0 if edge.axis == "h" else 90) + rng.normal(0, 1.5)
-        pieces.add(transform(rect_points(FENCE_MM + rng.uniform(-1, 1), FENCE_W_MM), centre, angle), wood, 4.0)
+        angle = (0 if edge.axis == "h" else 90) + rng.normal(0, art.fence_turn)
+        pieces.add(transform(rect_points(fence_len + rng.uniform(-1, 1), fence_w), centre, angle), wood,
+                   4.0 if art.wood is None else fence_w * 0.8)
 
+    animal_mm = art.animal_mm
     for r in range(ROWS):
         for c in range(COLUMNS):
             space = yard.spaces[r][c]
             box = g.space_box(r, c)
             taken: list = []
             if space.stable:
-                spot = _spots(rng, box, 1, taken, STABLE_MM * 1.2)[0]
-                pieces.add(transform(rect_points(STABLE_MM, STABLE_MM * 0.8), spot, rng.uniform(-25, 25)),
-                           wood, 7.0, ridge=True)
-                taken.append((spot[0], spot[1], STABLE_MM * 0.6))
+                spot = _spots(rng, box, 1, taken, art.stable_mm * 1.2)[0]
+                angle = rng.uniform(-25, 25)
+                if art.stable_roof:
+                    w = art.stable_mm
+                    house = np.array([[-w / 2, -w * 0.1], [0, -w * 0.55], [w / 2, -w * 0.1], [w / 2, w * 0.45],
+                                      [-w / 2, w * 0.45]])
+                    pieces.add(transform(house, spot, angle), wood, 7.0)
+                else:
+                    pieces.add(transform(rect_points(art.stable_mm, art.stable_mm * 0.8), spot, angle),
+                               wood, 7.0, ridge=True)
+                taken.append((spot[0], spot[1], art.stable_mm * 0.6))
             for _ in range(space.people):
-                spot = _spots(rng, box, 1, taken, DISC_MM)
+                spot = _spots(rng, box, 1, taken, art.disc_mm)
                 if spot:
-                    pieces.add(transform(circle_points(DISC_MM / 2), spot[0], 0), wood, 4.5)
-                    taken.append((spot[0][0], spot[0][1], DISC_MM / 2))
+                    pieces.add(transform(circle_points(art.disc_mm / 2), spot[0], 0), wood, 4.5)
+                    taken.append((spot[0][0], spot[0][1], art.disc_mm / 2))
             for crop in agricola.CROPS:
                 n = getattr(space, crop)
-                counters = _spots(rng, box, n, taken, COUNTER_MM * 1.1)
+                counters = _spots(rng, box, n, taken, art.crop_mm * 1.1)
                 for i in range(min(n, 2 * len(counters))):     # no room left: counters stack
                     x, y = counters[i % len(counters)]
                     if i >= len(counters):
                         x, y = x - 1.2, y - 1.6
-                    pieces.add(transform(circle_points(COUNTER_MM / 2, 16), (x, y), 0), CROP_COLOURS[crop], 4.0)
-                taken += [(x, y, COUNTER_MM / 2) for x, y in counters]
+                    pieces.add(transform(circle_points(art.crop_mm / 2, 16), (x, y), 0), crop_colours[crop], 4.0)
+                taken += [(x, y, art.crop_mm / 2) for x, y in counters]
             for animal in agricola.ANIMALS:
                 n = getattr(space, animal)
                 if not n:
                     continue
+                size = animal_mm if art.animal_shape == "cube" else animal_mm * 0.8
                 stacked = int(rng.binomial(n - 1, 0.12)) if n > 1 else 0
-                spots = _spots(rng, box, n - stacked, taken, CUBE_MM)
+                spots = _spots(rng, box, n - stacked, taken, size)
                 stacked = n - len(spots)
                 cubes = [(s, 0) for s in spots]
-                for i in range(stacked):                 # a cube lying on another one
+                for i in range(stacked):                 # a piece lying on another one
                     base = spots[int(rng.integers(len(spots)))] if spots else ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
                     cubes.append(((base[0] - rng.uniform(1.5, 3), base[1] - rng.uniform(1.5, 3.5)), 1))
-                tone = ANIMAL_COLOURS[animal]
+                tone = animal_colours[animal]
                 for (x, y), level in sorted(cubes, key=lambda t: t[1]):
                     shift = np.array([-1.0, -1.3]) * level
-                    pieces.add(transform(rect_points(CUBE_MM, CUBE_MM), (x + shift[0], y + shift[1]), rng.uniform(0, 90)),
-                               tuple(np.clip(np.array(tone) + rng.uniform(-0.03, 0.03, 3), 0, 1)), 5.0 + 3 * level)
-                taken += [(x, y, CUBE_MM / 2) for (x, y), _ in cubes]
+                    colour_ = tuple(np.clip(np.array(tone) + rng.uniform(-0.03, 0.03, 3), 0, 1))
+                    where = (x + shift[0], y + shift[1])
+                    if art.animal_shape == "cube":
+                        pieces.add(transform(rect_points(animal_mm, animal_mm), where, rng.uniform(0, 90)),
+                                   colour_, 5.0 + 3 * level)
+                    else:
+                        turn = rng.uniform(0, 360)
+                        for part in animeeple(animal_mm, animal, rng):
+                            pieces.add(transform(part, where, turn), colour_, 4.0 + 3 * level, gloss=0.06)
+                taken += [(x, y, size / 2) for (x, y), _ in cubes]
     pieces.draw(cv)
     return img
 

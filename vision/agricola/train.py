@@ -30,7 +30,9 @@ class Training:
     photos: int = 1200                    # synthetic photos, rendered once into the cache
     other_games: int = 150                # photos of each other game's board: no farmyard in them
     photo_megapixels: tuple = (1.5, 5.0)
-    flat_farms: int = 1000                # farmyards drawn flat, jittered and cut
+    flat_farms: int = 1600                # farmyards drawn flat, jittered and cut
+    wide_art: float = 0.6                 # the share of flat farms drawn in the wide family (render.wide_style)
+    reader_photos: int = 400              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
@@ -40,7 +42,7 @@ class Training:
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
-    space_epochs: int = 20
+    space_epochs: int = 16
     fence_epochs: int = 4
     batch: int = 128
     lr: float = 3e-3
@@ -289,7 +291,9 @@ def crowded(farm: Farm, rng: np.random.Generator) -> Farm:
 
 def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print):
     """Examples cut from ``n`` random farms drawn flat and jittered; a share of them
-    :func:`crowded`."""
+    :func:`crowded`, and a share (:attr:`Training.wide_art`) drawn in the wide family of boards,
+    tiles and pieces (:func:`vision.agricola.render.wide_style`), so that the readers learn what
+    every set shares rather than our own art."""
     from vision.agricola import render as draw
 
     parts = []
@@ -298,7 +302,8 @@ def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print)
         if rng.random() < params.crowded:
             farm = crowded(farm, rng)
         ppm = float(rng.uniform(*params.flat_px_per_mm))
-        img = jitter_board(draw.draw_farmyard(farm, rng, px_per_mm=ppm), rng, ppm)
+        style = "wide" if rng.random() < params.wide_art else None
+        img = jitter_board(draw.draw_farmyard(farm, rng, px_per_mm=ppm, style=style), rng, ppm)
         s = CUT.rect_px_per_mm
         rect = cv2.resize(img, (int(round(AGRICOLA.width_mm * s)), int(round(AGRICOLA.height_mm * s))),
                           interpolation=cv2.INTER_AREA if ppm > s else cv2.INTER_LINEAR)
@@ -421,7 +426,7 @@ def train_board_net(xs, ys, params: Training, seed: int, log=print):
 
 
 def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False, cache: Path | None = None,
-                 log=print) -> int:
+                 log=print, only: str | None = None) -> int:
     """Train and export the three Agricola models (``python -m vision.train --game agricola``).
 
     The photos are the set ``1000 + seed`` of :func:`vision.render.write_set`
@@ -429,7 +434,8 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     board network learns from them; the space and fence crops are cut from
     them (:func:`photo_examples`) and from farms drawn flat
     (:func:`flat_examples`). The same seed gives the same models, up to
-    floating-point differences between machines.
+    floating-point differences between machines. ``only="readers"`` trains the space and fence
+    models alone, from the first :attr:`Training.reader_photos` photos and the flat farms.
     """
     import tempfile
     from dataclasses import asdict
@@ -438,7 +444,7 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
 
     params = TRAINING
     if quick:
-        params = replace(params, photos=16, flat_farms=16, board_epochs=1, space_epochs=1, fence_epochs=1)
+        params = replace(params, photos=16, reader_photos=16, flat_farms=16, board_epochs=1, space_epochs=1, fence_epochs=1)
     torch.set_num_threads(params.threads)
     cv2.setNumThreads(params.threads)
     t0, say = time.perf_counter(), log
@@ -450,15 +456,17 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}")
     trained = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
 
-    log(f"{params.photos} photos of the set {1000 + seed} (cached in {cache})")
-    pairs = photo_set(params.photos, 1000 + seed, cache, params.photo_megapixels, log)
-    others = [pair for game in ("avenue", "carcassonne")
-              for pair in photo_set(params.other_games, 1000 + seed, cache, params.photo_megapixels, log, game)]
-    xs, ys = board_examples(pairs + others)
-    board = train_board_net(xs, ys, params, seed, log)
-    export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
-           {"labels": ["table", "board"], "input": "colour photo, vision.agricola.locate.mask_input",
-            "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
+    n_photos = params.photos if only is None else min(params.photos, params.reader_photos)
+    log(f"{n_photos} photos of the set {1000 + seed} (cached in {cache})")
+    pairs = photo_set(n_photos, 1000 + seed, cache, params.photo_megapixels, log)
+    if only is None:
+        others = [pair for game in ("avenue", "carcassonne")
+                  for pair in photo_set(params.other_games, 1000 + seed, cache, params.photo_megapixels, log, game)]
+        xs, ys = board_examples(pairs + others)
+        board = train_board_net(xs, ys, params, seed, log)
+        export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
+               {"labels": ["table", "board"], "input": "colour photo, vision.agricola.locate.mask_input",
+                "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
 
     log("cutting spaces and fence edges from the photos")
     photo = photo_examples(pairs, np.random.default_rng(seed), params, log)
@@ -479,6 +487,6 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
            {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,
             "input": "colour fence-edge crop, vision.agricola.cut.normalise_colour",
             "trained": trained | {"edges": len(fx)}}, params)
-    for name in ("agricola-board", "agricola-spaces", "agricola-fences"):
+    for name in ("agricola-board", "agricola-spaces", "agricola-fences")[0 if only is None else 1:]:
         log(f"wrote {out / name}.onnx ({(out / f'{name}.onnx').stat().st_size / 1024:.0f} KiB)")
     return 0
