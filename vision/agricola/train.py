@@ -15,7 +15,7 @@ import numpy as np
 from scoring import agricola
 from scoring.agricola import ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Farm, Farmyard, Space
 from vision.geometry import AGRICOLA, AgricolaBoard
-from vision.agricola.cut import cut_fences, cut_spaces, meadow_white, normalise_colour, rectify_board, shrink
+from vision.agricola.cut import board_white, cut_fences, cut_spaces, normalise_colour, rectify_board, shrink
 from vision.agricola.params import CUT, FENCE_LABELS, FIND, MAX_ANIMALS_ON_A_SPACE, SPACE_HEADS
 from vision.agricola.windows import board_corners_mm
 
@@ -307,7 +307,8 @@ def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print)
         s = CUT.rect_px_per_mm
         rect = cv2.resize(img, (int(round(AGRICOLA.width_mm * s)), int(round(AGRICOLA.height_mm * s))),
                           interpolation=cv2.INTER_AREA if ppm > s else cv2.INTER_LINEAR)
-        parts.append(farm_examples(farm, shrink(rect), meadow_white(rect), rng, params))
+        small = shrink(rect)
+        parts.append(farm_examples(farm, small, board_white(rect, cut_spaces(small)), rng, params))
         if (i + 1) % 300 == 0:
             log(f"  {i + 1}/{n} flat farms")
     return [np.concatenate(x) for x in zip(*parts)]
@@ -331,7 +332,9 @@ def photo_examples(pairs, rng: np.random.Generator, params: Training, log=print)
         moved = mm + rng.normal(0, params.lock_error_mm, mm.shape).astype(np.float32)
         h = cv2.getPerspectiveTransform(mm, true) @ cv2.getPerspectiveTransform(mm, moved)
         rect = rectify_board(photo.image, h)
-        parts.append(farm_examples(agricola.from_dict(truth["state"]), shrink(rect), meadow_white(rect), rng, params))
+        small = shrink(rect)
+        parts.append(farm_examples(agricola.from_dict(truth["state"]), small, board_white(rect, cut_spaces(small)),
+                                   rng, params))
         if (i + 1) % 300 == 0:
             log(f"  {i + 1}/{len(pairs)} photos cut")
     return [np.concatenate(x) for x in zip(*parts)]
