@@ -56,7 +56,7 @@ def seeded_crops():
     from dataclasses import replace
 
     rng = np.random.default_rng(4242)
-    return train.flat_examples(8, rng, replace(train.TRAINING, crowded=0.0))
+    return train.flat_examples(8, rng, replace(train.TRAINING, crowded=0.0, wide_art=0.0))
 
 
 def test_space_model_accuracy_floor(seeded_crops):

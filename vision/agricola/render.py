@@ -596,13 +596,12 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
                 tone = animal_colours[animal]
                 for (x, y), level in sorted(cubes, key=lambda t: t[1]):
                     shift = np.array([-1.0, -1.3]) * level
-                    colour_ = tuple(np.clip(np.array(tone) + rng.uniform(-0.03, 0.03, 3), 0, 1))
                     where = (x + shift[0], y + shift[1])
+                    turn = rng.uniform(0, 90) if art.animal_shape == "cube" else rng.uniform(0, 360)
+                    colour_ = tuple(np.clip(np.array(tone) + rng.uniform(-0.03, 0.03, 3), 0, 1))
                     if art.animal_shape == "cube":
-                        pieces.add(transform(rect_points(animal_mm, animal_mm), where, rng.uniform(0, 90)),
-                                   colour_, 5.0 + 3 * level)
+                        pieces.add(transform(rect_points(animal_mm, animal_mm), where, turn), colour_, 5.0 + 3 * level)
                     else:
-                        turn = rng.uniform(0, 360)
                         for part in animeeple(animal_mm, animal, rng):
                             pieces.add(transform(part, where, turn), colour_, 4.0 + 3 * level, gloss=0.06)
                 taken += [(x, y, size / 2) for (x, y), _ in cubes]
