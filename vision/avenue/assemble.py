@@ -61,6 +61,8 @@ class Assemble:
     max_changes: int = 3             # readings changed to make the sheet consistent, at most
     faint_pen_ink: float = 0.2       # roads darker than this (0 paper .. 1 black) are a pen's; fainter,
     faint_none_confidence: float = 0.6   # cells read as no road are this sure at most
+    review_below: float = 0.90       # on a sheet flagged at all, elements under this are flagged too
+    confirm: bool = True             # hear the sheet's consistency before flagging (step 3)
 
 
 ASSEMBLE = Assemble()
@@ -116,8 +118,56 @@ def column_doubts(sheet: avenue.Sheet) -> list[str]:
     return out
 
 
+def last_round_doubts(sheet: avenue.Sheet) -> list[str]:
+    """The last round's line, where it disagrees with the roads drawn, as element names.
+
+    The last round is scored when the sheet is finished, so its number is the grapes its farm
+    connects on the final sheet, or 0 where that is not higher than the box above. A number
+    above the grapes is already the scoring core's warning; this also doubts a number below
+    them (a road read where none is drawn, or a number or letter misread).
+
+    >>> sheet = avenue.from_text("avenue default ..EW.../......./......./......./......./....... "
+    ...                          "B0,C0,D0,E0,A1")
+    >>> last_round_doubts(sheet)            # farm A connects the 2 grapes beside it, not 1
+    ['round:4:score', 'round:4:farm']
+    """
+    rnd, above = sheet.rounds[-1], 0
+    for r in sheet.rounds[:-1]:
+        above = r.score if r.score is not None and r.score > above else 0
+    if rnd.farm is None or rnd.score is None:
+        return []
+    grapes = avenue.connected_grapes(sheet, *sheet.template.find_farm(rnd.farm))
+    if rnd.score == (grapes if grapes > above else 0):
+        return []
+    last = len(sheet.rounds) - 1
+    return [f"round:{last}:score", f"round:{last}:farm"]
+
+
 def _fixable(findings, sheet: avenue.Sheet) -> int:
-    return sum(1 for f in findings if f.code in FIXABLE) + len(column_doubts(sheet))
+    return (sum(1 for f in findings if f.code in FIXABLE) + len(column_doubts(sheet))
+            + bool(last_round_doubts(sheet)))
+
+
+def confirmed(name: str, readings: dict, values: dict, template: avenue.Template, fixable: int) -> float:
+    """How sure ``name``'s reading is once the sheet's consistency is heard: its probability
+    against those of the alternatives that would leave the sheet no less consistent (and the
+    probability the classifier left to readings it did not list). An alternative that the
+    rules rule out (a number above the grapes its farm connects, a letter written twice) no
+    longer counts against the reading."""
+    cands = readings[name]
+    top = float(cands[0][1])
+    rest = max(0.0, 1.0 - sum(float(p) for _, p in cands))
+    last = f"round:{avenue.ROUNDS - 1}:score"
+    if name == last and values[name] is not None and not fixable:
+        rest = 0.0      # the roads and the letter leave the last number no other consistent value
+    for alt, p in cands[1:]:
+        try:
+            trial = build_sheet(template, dict(values, **{name: alt}))
+        except Exception:       # noqa: BLE001 - an alternative the sheet cannot hold
+            continue
+        if _fixable(avenue.validate(trial), trial) <= fixable:
+            rest += float(p)
+    return top / (top + rest) if top + rest > 0 else 0.0
 
 
 def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: avenue.Template,
@@ -150,10 +200,12 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
     changed: dict[str, tuple] = {}
 
     # 0. on a sheet drawn in a faint pen, "no road" is doubtful
+    faint = set()
     if road_ink is not None and road_ink < params.faint_pen_ink:
         for name in conf:
             if name.startswith("cell:") and values[name] is None:
                 conf[name] = min(conf[name], params.faint_none_confidence)
+                faint.add(name)
 
     # 1. prefer a consistent reading, changing doubtful elements to another likely reading
     for _ in range(params.max_changes):
@@ -196,6 +248,17 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
                 if name in conf:
                     conf[name] *= params.finding_penalty
 
-    # 3. flag the doubtful, most doubtful first
-    flags = sorted((n for n in conf if conf[n] < params.flag_below or n in changed), key=lambda n: conf[n])
+    # 3. on a sheet nothing else doubts, a reading whose likely alternatives would each make the
+    #    sheet less consistent is confirmed
+    if params.confirm and not changed and not findings and not column_doubts(sheet) \
+            and not last_round_doubts(sheet) and not faint:
+        for name in conf:
+            if conf[name] < params.flag_below:
+                conf[name] = max(conf[name], confirmed(name, readings, values, template, 0))
+
+    # 4. flag the doubtful, most doubtful first; on a sheet that is flagged at all, also the
+    #    fairly sure (a review of that sheet is asked for anyway)
+    doubted = bool(changed) or any(c < params.flag_below for c in conf.values())
+    below = max(params.flag_below, params.review_below) if doubted else params.flag_below
+    flags = sorted((n for n in conf if conf[n] < below or n in changed), key=lambda n: conf[n])
     return Assembled(sheet, conf, flags, findings, changed)
