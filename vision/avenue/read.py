@@ -67,8 +67,10 @@ def _label_value(label: str):
     return int(label) if label.isdigit() else label
 
 
-def _candidates(pred, i: int, k: int = 3) -> list[tuple[Any, float]]:
-    """The ``k`` most likely readings of piece ``i``, as state values with their probabilities."""
+def _candidates(pred, i: int, k: int = 6) -> list[tuple[Any, float]]:
+    """The ``k`` most likely readings of piece ``i``, as state values with their probabilities
+    (six, so that the rules can weigh most of the probability left to alternatives:
+    :func:`vision.avenue.assemble.confirmed`)."""
     return [(_label_value(label), p) for label, p in pred.top(i, k)]
 
 
