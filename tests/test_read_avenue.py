@@ -283,3 +283,22 @@ def test_a_sheet_in_doubt_has_its_fairly_sure_elements_flagged_too():
     a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
     assert a.flags == ["cell:3,3", "cell:4,4"]
     assert 0.95 < ASSEMBLE.review_below
+
+
+def test_template_counts_the_print_not_a_shadow_on_a_foreign_pad(tmp_path):
+    # a blank proxy sheet (another pad's art and camera; tuning seed 109) in a lamp's shadow: the
+    # shadow's tinted fringe once made a third bunch of two touching ones (p3 read p4) and grapes in
+    # an empty cell (g1)
+    import importlib.util
+
+    from vision.avenue.template import propose_template
+
+    spec = importlib.util.spec_from_file_location("template_bench", Path(__file__).parent / "template_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    data, layout = bench.render_one("proxy", "random", 109)
+    (tmp_path / "blank.jpg").write_bytes(data)
+    proposed, conf, notes = propose_template(tmp_path / "blank.jpg")
+    assert (proposed.cells[5][3].token, proposed.cells[5][1].token) == ("p3", ".")
+    wrong = [(r, c) for r in range(6) for c in range(7) if proposed.cells[r][c] != layout.cells[r][c]]
+    assert wrong == []
