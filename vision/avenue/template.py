@@ -76,6 +76,8 @@ class Proposal:
     similar_px: int = 2           # cells are compared shifted by up to this many pixels (at 2 px/mm)
     tag_mm: tuple = (0.5, 0.5, 10.5, 10.5)   # a farm's letter tag, from the cell's top-left corner
     letter_weight: float = 1.0    # the letter model's say against the printed-layout model's
+    default_letters: float = 3.0  # farms found where the published pad prints them: its letters' log-prior
+    default_farms: float = 1.0    # five farms found where it prints them: the sixth farm's bonus there
     sure: float = 0.9             # cells proposed with less confidence are listed as doubtful
 
 
@@ -353,6 +355,29 @@ def grape_count(pieces: list[float], bunch: float, model: dict[int, float] | Non
     return int(counts[k]), float(post[k])
 
 
+def default_letters_prior(farms: list[int], weight: float, geometry: AvenueSheet = AVENUE) -> np.ndarray:
+    """Log-prior of each letter (columns, A-F) for each farm cell (rows, cell indices row by row):
+    where the six farms are found exactly where the published pad prints them, that pad's letter
+    for each gets ``weight`` (the pad is then most likely the published one, whose letters a
+    blurred tag can hardly overrule); elsewhere none.
+
+    >>> default = [r * 7 + c for r, row in enumerate(avenue.DEFAULT_TEMPLATE.cells)
+    ...            for c, p in enumerate(row) if p.kind == "farm"]
+    >>> default_letters_prior(default, 3.0).argmax(axis=1).tolist(), default_letters_prior(default[::-1], 3.0).sum()
+    ([0, 1, 2, 3, 4, 5], np.float64(18.0))
+    >>> float(default_letters_prior([0, 1, 2, 3, 4, 5], 3.0).sum())
+    0.0
+    """
+    cols = geometry.cols
+    printed = {r * cols + c: p.letter for r, row in enumerate(avenue.DEFAULT_TEMPLATE.cells)
+               for c, p in enumerate(row) if p.kind == "farm"}
+    out = np.zeros((len(farms), len(FARMS)))
+    if set(farms) == set(printed):
+        for k, i in enumerate(farms):
+            out[k, FARMS.index(printed[i])] = weight
+    return out
+
+
 def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model: str = PRINTED_MODEL,
                      params: Proposal = PROPOSAL) -> tuple[avenue.Template, np.ndarray, list[str]]:
     """Read the printed layout of the sheet in ``photo``.
@@ -384,6 +409,12 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
     # the six farms: printed alike, in the lines' ink, or farms to the model
     farm_score = 2 * p_farm + big_plain + 2 * alike * plain_share - (~printed) * 3.0
     order = np.argsort(-farm_score)
+    published = [r * g.cols + c for r, row in enumerate(avenue.DEFAULT_TEMPLATE.cells)
+                 for c, p in enumerate(row) if p.kind == "farm"]
+    if len(set(order[:6].tolist()) & set(published)) >= 5:
+        # five farms where the published pad prints them: the sixth is most likely there too
+        farm_score[published] += params.default_farms
+        order = np.argsort(-farm_score)
     farms, margin = order[:6], farm_score[order[5]] - farm_score[order[6]]
     letters = np.log(np.clip(pred.restricted(FARMS).probs[farms], 1e-6, 1))
     x0s = [g.cell_box(*divmod(int(i), g.cols))[:2] for i in farms]
@@ -392,6 +423,7 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
                light_mm=8.0)
     read = classifier(LETTER_MODEL).predict(tags).restricted(FARMS)
     letters = letters + params.letter_weight * np.log(np.clip(read.probs, 1e-6, 1))
+    letters = letters + default_letters_prior([int(i) for i in farms], params.default_letters)
     chosen = assign(letters)
     post = np.exp(letters - letters.max(axis=1, keepdims=True))
     post /= post.sum(axis=1, keepdims=True)
