@@ -302,3 +302,19 @@ def test_template_counts_the_print_not_a_shadow_on_a_foreign_pad(tmp_path):
     assert (proposed.cells[5][3].token, proposed.cells[5][1].token) == ("p3", ".")
     wrong = [(r, c) for r in range(6) for c in range(7) if proposed.cells[r][c] != layout.cells[r][c]]
     assert wrong == []
+
+
+def test_template_of_the_published_pad_keeps_its_letters():
+    # a blank default sheet of our own art (tuning seed 120) whose blurred letter tags were read
+    # B<->D and E<->F: six farms where the published pad prints them take its letters
+    import importlib.util
+
+    from vision.avenue.template import propose_template
+
+    spec = importlib.util.spec_from_file_location("template_bench", Path(__file__).parent / "template_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    data, layout = bench.render_one("own", "default", 120)
+    photo = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    proposed, conf, notes = propose_template(photo)
+    assert proposed.cells == avenue.DEFAULT_TEMPLATE.cells
