@@ -124,7 +124,8 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
     card = avenue.score(assembled.state)
     clock.lap("score")
     return Reading("avenue", source, assembled.state, assembled.confidences, assembled.flags,
-                   assembled.findings, card, located.corners, rect.image, alternatives=readings)
+                   assembled.findings, card, located.corners, rect.image,
+                   alternatives={name: cands[:3] for name, cands in readings.items()})   # the three likeliest, shown
 
 
 #: game -> the reader of a decoded photo: ``f(image, source, clock, **options) -> Reading``.
