@@ -67,8 +67,10 @@ def _label_value(label: str):
     return int(label) if label.isdigit() else label
 
 
-def _candidates(pred, i: int, k: int = 3) -> list[tuple[Any, float]]:
-    """The ``k`` most likely readings of piece ``i``, as state values with their probabilities."""
+def _candidates(pred, i: int, k: int = 6) -> list[tuple[Any, float]]:
+    """The ``k`` most likely readings of piece ``i``, as state values with their probabilities
+    (six, so that the rules can weigh most of the probability left to alternatives:
+    :func:`vision.avenue.assemble.confirmed`)."""
     return [(_label_value(label), p) for label, p in pred.top(i, k)]
 
 
@@ -122,7 +124,8 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
     card = avenue.score(assembled.state)
     clock.lap("score")
     return Reading("avenue", source, assembled.state, assembled.confidences, assembled.flags,
-                   assembled.findings, card, located.corners, rect.image, alternatives=readings)
+                   assembled.findings, card, located.corners, rect.image,
+                   alternatives={name: cands[:3] for name, cands in readings.items()})   # the three likeliest, shown
 
 
 #: game -> the reader of a decoded photo: ``f(image, source, clock, **options) -> Reading``.

@@ -66,13 +66,18 @@ class Proposal:
     blob_mm2: float = 1.0         # a piece of print at least this large
     join_mm: float = 0.5          # ink this close joins into one piece (the berries of a bunch)
     coloured: float = 0.22        # coloured ink: green-light absorbance off the lines' by this much
+    core: float = 0.3             # and at least this share of the cell's strongest coloured ink
     house_mm: float = 8.5         # a piece in the lines' ink this long or longer: a house
     tower_mm: float = 9.5         # a coloured piece this long or longer: a tower, not grapes
     model_sure: float = 0.9       # the printed-layout model decides what a cell holds where this sure
-    grapes_mm2: float = 8.0       # a cell with less coloured ink than this holds no grapes
+    grapes_mm2: float = 8.0       # a cell with less coloured ink than this holds no grapes,
+    least_bunch: float = 0.6      # nor one whose largest coloured piece is under this share of a bunch
+    bunch_fill: float = 0.45      # (a piece that fills less of its box than this is no bunch: a streak)
     similar_px: int = 2           # cells are compared shifted by up to this many pixels (at 2 px/mm)
     tag_mm: tuple = (0.5, 0.5, 10.5, 10.5)   # a farm's letter tag, from the cell's top-left corner
     letter_weight: float = 1.0    # the letter model's say against the printed-layout model's
+    default_letters: float = 3.0  # farms found where the published pad prints them: its letters' log-prior
+    default_farms: float = 1.0    # five farms found where it prints them: the sixth farm's bonus there
     sure: float = 0.9             # cells proposed with less confidence are listed as doubtful
 
 
@@ -159,6 +164,7 @@ class CellPrint:
     lean: float                    # the coloured ink's purple lean per unit of ink (0 without)
     tint: float                    # the cell's paper's purple lean against the sheet's paper
     depth: np.ndarray              # the ink, scaled by the lines' darkness, 2 px/mm (for likeness)
+    boxes: list = None             # each coloured piece's (width, height), mm
 
 
 def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
@@ -200,6 +206,7 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
             lean = purple_lean(a)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(ink)
             longest_all = 0.0
+            boxes = []
             pieces, coloured_area, plain_big, coloured_big, lean_sum, w_sum, ink_area, plain_area = [], 0.0, False, False, 0.0, 0.0, 0.0, 0.0
             for i in range(1, n):
                 area = stats[i, cv2.CC_STAT_AREA] / s / s
@@ -217,7 +224,10 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
                     plain_area += area
             # purple or green print, pixel by pixel (a shadow is grey: it drops out even where it is
             # narrower than the paper's closing, a finger's)
-            tinted = ((ink > 0) & (np.abs(lean) >= params.coloured * g)).astype(np.uint8)
+            tinted = (ink > 0) & (np.abs(lean) >= params.coloured * g)
+            if tinted.sum() > 20:   # a tinted paper's fringe (lamp, shadow edge) is fainter than the print
+                tinted &= g >= params.core * float(np.percentile(g[tinted], 95))
+            tinted = tinted.astype(np.uint8)
             tinted = cv2.morphologyEx(tinted, cv2.MORPH_CLOSE, k)
             n, lab, stats, _ = cv2.connectedComponentsWithStats(tinted)
             for i in range(1, n):
@@ -231,11 +241,12 @@ def cell_prints(rect: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVEN
                 lean_sum += hue * area
                 w_sum += area
                 pieces.append((area, longest, hue))
+                boxes.append((stats[i, cv2.CC_STAT_WIDTH] / s, stats[i, cv2.CC_STAT_HEIGHT] / s))
             cy, cx = (y0 + y1) // 2, (x0 + x1) // 2
             tint = float(-np.log(paper[cy, cx] / ref)[[1]].sum() + np.log(paper[cy, cx] / ref)[[0, 2]].mean())
             depth = cv2.resize(g, (int(round((x1 - x0 - 2 * m) / s * 2)),) * 2, interpolation=cv2.INTER_AREA)
             out.append(CellPrint(ink_area, coloured_area, pieces, plain_big, coloured_big, plain_area, longest_all,
-                                 lean_sum / w_sum if w_sum else 0.0, tint, depth))
+                                 lean_sum / w_sum if w_sum else 0.0, tint, depth, boxes))
     return out
 
 
@@ -310,17 +321,29 @@ def _counts(pred: Prediction, i: int) -> dict[int, float]:
 
 
 def grape_count(pieces: list[float], bunch: float, model: dict[int, float] | None = None,
-                spread: float = 0.3) -> tuple[int, float]:
+                spread: float = 0.3, fits: list[int] | None = None) -> tuple[int, float]:
     """How many bunches of grapes coloured pieces of these areas (mm2) are, one bunch measuring
-    ``bunch``: each piece at least one; the model's counts, where given, weigh in. Returns the
+    ``bunch``: each piece at least one; a larger piece (bunches printed touching) as many as its
+    area holds, but no more than its box holds (``fits``, per piece, where given: the closing
+    that joins a bunch's berries also fills the gap between bunches that touch). The model's
+    counts, where given, weigh in, but only where a piece is not plainly one bunch. Returns the
     count and its probability.
 
     >>> grape_count([20.0, 21.0], 20.0)[0], grape_count([41.0], 20.0)[0], grape_count([9.0], 20.0)[0]
     (2, 2, 1)
+    >>> grape_count([20.0, 20.5], 20.0, {2: 0.1, 3: 0.9})[0]        # two plain bunches: the model is not asked
+    2
+    >>> grape_count([23.0, 55.0], 20.0)[0], grape_count([23.0, 55.0], 20.0, fits=[1, 2])[0]   # two touching
+    (4, 3)
     """
-    ratios = [a / bunch for a in pieces if a / bunch >= 0.35] or [1.0]
+    fits = fits or [99] * len(pieces)
+    kept = [(a / bunch, f) for a, f in zip(pieces, fits) if a / bunch >= 0.35] or [(1.0, 1)]
+    ratios = [r for r, _ in kept]
     # a piece is one bunch unless clearly larger (bunches printed touching)
-    least, total = len(ratios), sum(float(round(r)) if r >= 1.6 else 1.0 for r in ratios)
+    least = len(ratios)
+    total = sum(float(min(round(r), max(f, 1))) if r >= 1.6 else 1.0 for r, f in kept)
+    if all(0.6 <= r < 1.45 for r in ratios):
+        model = None            # every piece plainly one bunch: the count is the pieces
     counts = np.arange(1, 10)
     score = -((total - counts) ** 2) / (2 * (spread * np.sqrt(counts)) ** 2)
     score = score - 20.0 * np.clip(least - counts, 0, None)
@@ -330,6 +353,29 @@ def grape_count(pieces: list[float], bunch: float, model: dict[int, float] | Non
     post /= post.sum()
     k = int(np.argmax(post))
     return int(counts[k]), float(post[k])
+
+
+def default_letters_prior(farms: list[int], weight: float, geometry: AvenueSheet = AVENUE) -> np.ndarray:
+    """Log-prior of each letter (columns, A-F) for each farm cell (rows, cell indices row by row):
+    where the six farms are found exactly where the published pad prints them, that pad's letter
+    for each gets ``weight`` (the pad is then most likely the published one, whose letters a
+    blurred tag can hardly overrule); elsewhere none.
+
+    >>> default = [r * 7 + c for r, row in enumerate(avenue.DEFAULT_TEMPLATE.cells)
+    ...            for c, p in enumerate(row) if p.kind == "farm"]
+    >>> default_letters_prior(default, 3.0).argmax(axis=1).tolist(), default_letters_prior(default[::-1], 3.0).sum()
+    ([0, 1, 2, 3, 4, 5], np.float64(18.0))
+    >>> float(default_letters_prior([0, 1, 2, 3, 4, 5], 3.0).sum())
+    0.0
+    """
+    cols = geometry.cols
+    printed = {r * cols + c: p.letter for r, row in enumerate(avenue.DEFAULT_TEMPLATE.cells)
+               for c, p in enumerate(row) if p.kind == "farm"}
+    out = np.zeros((len(farms), len(FARMS)))
+    if set(farms) == set(printed):
+        for k, i in enumerate(farms):
+            out[k, FARMS.index(printed[i])] = weight
+    return out
 
 
 def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model: str = PRINTED_MODEL,
@@ -363,6 +409,12 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
     # the six farms: printed alike, in the lines' ink, or farms to the model
     farm_score = 2 * p_farm + big_plain + 2 * alike * plain_share - (~printed) * 3.0
     order = np.argsort(-farm_score)
+    published = [r * g.cols + c for r, row in enumerate(avenue.DEFAULT_TEMPLATE.cells)
+                 for c, p in enumerate(row) if p.kind == "farm"]
+    if len(set(order[:6].tolist()) & set(published)) >= 5:
+        # five farms where the published pad prints them: the sixth is most likely there too
+        farm_score[published] += params.default_farms
+        order = np.argsort(-farm_score)
     farms, margin = order[:6], farm_score[order[5]] - farm_score[order[6]]
     letters = np.log(np.clip(pred.restricted(FARMS).probs[farms], 1e-6, 1))
     x0s = [g.cell_box(*divmod(int(i), g.cols))[:2] for i in farms]
@@ -371,6 +423,7 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
                light_mm=8.0)
     read = classifier(LETTER_MODEL).predict(tags).restricted(FARMS)
     letters = letters + params.letter_weight * np.log(np.clip(read.probs, 1e-6, 1))
+    letters = letters + default_letters_prior([int(i) for i in farms], params.default_letters)
     chosen = assign(letters)
     post = np.exp(letters - letters.max(axis=1, keepdims=True))
     post /= post.sum(axis=1, keepdims=True)
@@ -403,6 +456,10 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
         small = [a for p in prints for a, long, pl in p.pieces
                  if long < params.tower_mm and pl * sign > 0 and a >= speck]
         bunch[sign] = float(np.clip(np.median(small), 0.5 * pooled, 2 * pooled)) if len(small) >= 3 else pooled
+    # one bunch's box, from the pieces plainly one bunch: how many bunches a larger piece's box holds
+    singles = [box for p in prints for (a, long, pl), box in zip(p.pieces, p.boxes)
+               if long < params.tower_mm and 0.6 <= a / bunch[1 if pl > 0 else -1] < 1.45]
+    bunch_box = np.median(singles, axis=0) if len(singles) >= 3 else None
     p_empty = _column(pred, ["."])
     grapes_pred = pred.restricted(grape_tokens)
     for i in range(n):
@@ -410,12 +467,16 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
             continue
         p = prints[i]
         pieces = [a for a, _, _ in p.pieces]        # the castles are out: every coloured piece is grapes
+        # the largest piece against one bunch of its colour: a shadow's or glare's tinted edge is
+        # smaller, or a thin streak that fills little of its box
+        largest = max((a / bunch[1 if pl > 0 else -1] for (a, _, pl), (w, h) in zip(p.pieces, p.boxes)
+                       if a >= params.bunch_fill * w * h), default=0.0)
         if p_grapes[i] >= params.model_sure:
             present = True
         elif p_empty[i] >= params.model_sure:
-            present = coloured[i] >= 2 * params.grapes_mm2
+            present = coloured[i] >= 2 * params.grapes_mm2 and largest >= params.least_bunch
         else:
-            present = coloured[i] >= params.grapes_mm2
+            present = coloured[i] >= params.grapes_mm2 and largest >= params.least_bunch
         best = grapes_pred.best[i]
         if not present:
             tokens[i] = "."
@@ -426,8 +487,10 @@ def propose_template(photo: str | Path | np.ndarray, name: str = "custom", model
         else:
             colour = best[0]
             colour_conf = float(_column(grapes_pred, [t for t in grape_tokens if t[0] == colour])[i])
+        fits = None if bunch_box is None else \
+            [max(1, round(w / bunch_box[0])) * max(1, round(h / bunch_box[1])) for w, h in p.boxes]
         count, count_conf = grape_count(pieces, bunch[1 if colour == "p" else -1],
-                                         _counts(grapes_pred, i) if p_grapes[i] >= 0.5 else None)
+                                         _counts(grapes_pred, i) if p_grapes[i] >= 0.5 else None, fits=fits)
         tokens[i] = f"{colour}{count}"
         conf[i] = float(min(colour_conf, count_conf, max(coloured[i] / params.grapes_mm2 / 1.5, p_grapes[i])))
     # where the model reads the same, that is confidence too
