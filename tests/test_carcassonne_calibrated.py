@@ -143,6 +143,9 @@ def test_calibration_from_a_12_mp_photo_once_refused_reads_its_tiles_again(tmp_p
     report = calibration.calibrate(photo, out=tmp_path / "carcassonne.npz")
     assert report["reread"] >= 23, report
     assert (tmp_path / "carcassonne.npz").is_file()
+    # the set's pennant emblem was found among its pennant tiles, for the twins' look
+    saved = carc_calibration.Calibration.load(tmp_path / "carcassonne.npz")
+    assert saved.info["emblems"] >= 2 and saved.info["emblem_high"] > saved.info["emblem_low"], saved.info
 
 
 def test_calibration_accepts_a_block_it_found_right():

@@ -27,9 +27,9 @@ from vision.carcassonne.decode import parse_label, pennant_twins
 class Pennants:
     """Parameters of finding the pennant emblem and deciding pennant twins with it."""
 
-    crop: int = 128                 # a tile is cut this many pixels wide (with :attr:`Cut.margin`) for the look
+    crop: int = 96                  # a tile is cut this many pixels wide (with :attr:`Cut.margin`) for the look
     window: float = 0.16            # the emblem's window, its side as a share of a tile
-    stride: int = 4                 # windows of a pennant tile tried, every this many pixels
+    stride: int = 3                 # windows of a pennant tile tried, every this many pixels
     blur: float = 1.0               # Gaussian blur (crop pixels) before matching: the photos' sharpness differs
     keep: int = 12                  # windows of each pennant tile looked at against every tile of the set
     min_gap: float = 0.1            # a window is kept as an emblem when it is found this much better in every
