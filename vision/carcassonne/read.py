@@ -46,11 +46,11 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import Assembled, assemble_layout
-from vision.carcassonne.calibration import CALIBRATED_TILES, calibration_sha256, load_calibration
+from vision.carcassonne.calibration import CALIBRATED_TILES, calibration_sha256, load_calibration, unlike_exemplar
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
                                          read_cells, refit_to_tiles)
-from vision.carcassonne.cut import _apply, cut_tiles
-from vision.carcassonne.decode import EMPTY
+from vision.carcassonne.cut import _apply, cut_tiles, normalise_tiles
+from vision.carcassonne.decode import EMPTY, canonical_rotation
 from vision.carcassonne.lattice import (LATTICE, Lattice, LatticeFit, find_lattice, layout_map, layout_parts,
                                         look_closer)
 from vision.carcassonne.models import CarcassonneModels, MODELS
@@ -239,8 +239,15 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
             foot = foot + more * MEEPLE_CUT.side
         return probs, foot
     mine = calib is not None and calib.method == "exemplars"
+
+    def unlike_art(squares, tiles, at):
+        """How much more the photo differs from the user's own tile at ``at`` than over the tile."""
+        views = normalise_tiles(cut_tiles(image, fit.cell_to_image, squares))
+        return unlike_exemplar(calib, views, [model.labels.index(f"{t}:{canonical_rotation(t, r)}") for t, r in tiles],
+                               at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
-                                meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES)
+                                meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
+                                unlike_art=unlike_art if mine else None)
     if not assembled.layout.tiles:
         raise _not_found(source)
     why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
