@@ -143,6 +143,9 @@ def test_calibration_from_a_12_mp_photo_once_refused_reads_its_tiles_again(tmp_p
     report = calibration.calibrate(photo, out=tmp_path / "carcassonne.npz")
     assert report["reread"] >= 23, report
     assert (tmp_path / "carcassonne.npz").is_file()
+    # the set's pennant emblem was found among its pennant tiles, for the twins' look
+    saved = carc_calibration.Calibration.load(tmp_path / "carcassonne.npz")
+    assert saved.info["emblems"] >= 2 and saved.info["emblem_high"] > saved.info["emblem_low"], saved.info
 
 
 def test_calibration_accepts_a_block_it_found_right():
@@ -169,3 +172,51 @@ def test_tile_presence_does_not_grow_the_layout_over_the_whole_table():
     tiles = [sq for sq, (p, *_) in grown.items() if p[0] < 0.5]
     assert 30 <= len(tiles) < 30 + 4 * 12      # the ring being read when the bound was passed, no more
     assert len(classify.read_cells(image, fit, Everywhere(), params)) > 200    # without presence: as before
+
+
+def _tile_with_a_meeple(label: str) -> tuple:
+    """A square read surely as ``label``, its meeple map showing a yellow meeple in the middle."""
+    p = np.zeros(len(decode.tile_labels()))
+    p[decode.tile_labels().index(label)], p[0] = 0.99, 0.01
+    m = np.zeros((11, 12, 12))
+    m[0] = 1
+    m[0, 5:7, 5:7], m[7, 5:7, 5:7] = 0.05, 0.95          # 7: yellow standing
+    return (p, m, None)
+
+
+@pytest.mark.parametrize("ratio, kept", [(1.2, 0), (8.0, 1)])
+def test_a_meeple_seen_where_the_photo_shows_the_users_own_art_is_dropped(ratio, kept):
+    """With the user's own tiles, a meeple is kept only where the photo differs from the tile's
+    exemplar (it hides the art): a yellow field the meeple map takes for a farmer is not one."""
+    from vision.carcassonne import assemble, meeples
+
+    asked = []
+
+    def unlike_art(squares, tiles, at):
+        asked.append((list(squares), list(tiles), np.asarray(at).round(2).tolist()))
+        return np.full(len(squares), ratio)
+
+    a = assemble.assemble_layout({(0, 0): _tile_with_a_meeple("B:0")}, decode.tile_labels(),
+                                 meeple_params=meeples.CALIBRATED_MEEPLES, unlike_art=unlike_art)
+    assert len(a.layout.meeples) == kept
+    assert asked and asked[0][:2] == ([(0, 0)], [("B", 0)])
+    # without a calibration, nothing is asked
+    b = assemble.assemble_layout({(0, 0): _tile_with_a_meeple("B:0")}, decode.tile_labels(),
+                                 meeple_params=meeples.MEEPLES, unlike_art=unlike_art)
+    assert len(b.layout.meeples) == 1 and len(asked) == 1
+
+
+def test_the_art_unlike_the_exemplar_is_where_something_covers_it():
+    """:func:`unlike_exemplar` on crops of one tile: a blob pasted on it stands out where it lies,
+    not elsewhere on the tile, and not on a copy that only differs by noise."""
+    rng = np.random.default_rng(4)
+    art = rng.normal(size=(1, 3, 48, 48)).astype(np.float32)
+    calib = carc_calibration.Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1), "",
+                                         extra={"pixels": carc_calibration.pixel_features(art),
+                                                "label_of": np.zeros(1, np.int16)})
+    covered = art.copy()
+    covered[0, :, 8:18, 28:38] = 1.5                      # near (u, v) = (0.7, 0.3) of the tile
+    noisy = art + rng.normal(scale=0.3, size=art.shape).astype(np.float32)
+    r = carc_calibration.unlike_exemplar(calib, np.concatenate([covered, covered, noisy]), [0, 0, 0],
+                                         [(0.7, 0.3), (0.3, 0.7), (0.7, 0.3)])
+    assert r[0] > 3 * max(r[1], r[2]), r

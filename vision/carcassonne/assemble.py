@@ -53,7 +53,7 @@ def _components(squares: set) -> list[set]:
 
 def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
                     decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
-                    poses: Callable | None = None) -> Assembled:
+                    poses: Callable | None = None, unlike_art: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -62,7 +62,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     ``poses`` (lattice points ``(N, 2)`` -> ``(N, 3)`` probabilities of
     :data:`POSES` and ``(N, 2)`` the feet's offsets, in tiles: the meeple
     model's) tells, where given, whether each meeple seen lies or stands, and
-    where its foot is; and it drops what is surely no meeple.
+    where its foot is; and it drops what is surely no meeple. ``unlike_art`` (squares, their
+    tiles ``(type, rotation)``, points ``(N, 2)`` on them -> ``(N,)``: how much more the photo
+    differs from the user's own tile there than over the tile), where given, drops a meeple seen
+    where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`).
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -95,6 +98,11 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
     peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
              for seen in find_meeples(sq, cells[sq][1], replace(meeple_params, min_peak=lowest))]
+    if unlike_art is not None and meeple_params.unlike_art > 0 and peaks:
+        # a meeple hides the art: what looks like one but is the tile's own art is not one
+        ratio = unlike_art([m.square for m in peaks], [decoded.tiles[m.square] for m in peaks],
+                           np.array([(m.u, m.v) for m in peaks]))
+        peaks = [m for m, r in zip(peaks, ratio) if r >= meeple_params.unlike_art]
     seen_all = across_seams([m for m in peaks if m.peak >= meeple_params.min_peak], meeple_params)
     if poses is not None:
         # the closer look at each meeple seen, and at the peaks too faint for the map alone that

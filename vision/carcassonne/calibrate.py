@@ -26,6 +26,7 @@ from vision.carcassonne.decode import EMPTY, canonical_rotation, parse_label
 from vision.carcassonne.lattice import (LATTICE, LatticeFit, find_lattice, layout_map, line_segments,
                                         look_closer, refine_lattice, relattice)
 from vision.carcassonne.models import MODELS, CarcassonneModels
+from vision.carcassonne.pennants import PENNANTS, Pennants, find_emblems, pennant_crops
 from vision.carcassonne.presence import PRESENCE, Presence, _busy, _opponent, table_palette, unlike_table
 from vision.carcassonne.read import read_layout
 # ---------------------------------------------------------------------------
@@ -419,11 +420,12 @@ def _augment(rng: np.random.Generator, crop: np.ndarray, params: Augment | None 
 
 
 def exemplar_calibration(image: np.ndarray, located: dict, model: "TileModel", params: Calibrate = CALIBRATE,
-                         rng: np.random.Generator | None = None, sha: str = "") -> Calibration:
+                         rng: np.random.Generator | None = None, sha: str = "",
+                         pennants: Pennants = PENNANTS) -> Calibration:
     """The user's 24 tiles as exemplars: each cut ``params.views`` times, a little off (shift, turn,
     perspective) and photographed again (light, blur, noise, JPEG), and turned four ways; per
     crop, its :func:`pixel_features` and its embedding (unit vector), kept: a crop is as like a
-    label as the most alike of its exemplars."""
+    label as the most alike of its exemplars. The set's pennant emblem is kept too (:func:`set_emblems`)."""
     rng = rng if rng is not None else np.random.default_rng(0)
     fit, places, turn = located["fit"], located["places"], located["turn"]
     crops, targets = [], []
@@ -450,11 +452,22 @@ def exemplar_calibration(image: np.ndarray, located: dict, model: "TileModel", p
     emb = np.concatenate([model.session.run(None, {name: views[i:i + 256]})[2] for i in range(0, len(views), 256)])
     pix = pixel_features(views)
     unit = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
+    emblems = set_emblems(image, located, pennants)
     return Calibration("exemplars", list(model.labels), np.zeros((1, 1), np.float32), np.zeros(1, np.float32), sha,
                        params.exemplar_scale,
-                       {"pixel_weight": params.pixel_weight, "empty_below": params.empty_below, "crops": len(crops)},
+                       {"pixel_weight": params.pixel_weight, "empty_below": params.empty_below, "crops": len(crops),
+                        "emblem_high": emblems.high, "emblem_low": emblems.low, "emblems": len(emblems.templates)},
                        {"pixels": pix.astype(np.float32), "embeddings": unit.astype(np.float32),
-                        "label_of": targets.astype(np.int16)})
+                        "label_of": targets.astype(np.int16), "emblems": emblems.templates})
+
+
+def set_emblems(image: np.ndarray, located: dict, params: Pennants = PENNANTS):
+    """The set's pennant emblem (:func:`vision.carcassonne.pennants.find_emblems`) from the 24
+    tiles of the calibration photo, cut sharp and turned north up."""
+    places, turn = located["places"], located["turn"]
+    squares = sorted(places)
+    crops = pennant_crops(image, located["fit"].cell_to_image, squares, params)
+    return find_emblems({places[sq]: np.rot90(c, turn // 90) for sq, c in zip(squares, crops)}, params)
 
 
 def calibrate(photo, out=None, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,

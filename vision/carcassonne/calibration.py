@@ -257,6 +257,43 @@ def _pennant_look(calib: "Calibration", out: np.ndarray, feats: np.ndarray, cell
         out[rows, b] = np.where(da <= db, low, top)
 
 
+def unlike_exemplar(calib: "Calibration", views: np.ndarray, labels, at, reach: int = 1) -> np.ndarray:
+    """``(N,)``: how much more each crop differs from the user's own tile around a point than it
+    does over the whole tile: a meeple hides the art where it stands, while art that merely looks
+    like a meeple (a yellow field) is the exemplar's own.
+
+    ``views`` ``(N, 3, H, W)`` crops as the tile model sees them, ``labels`` the label index each
+    was read as, ``at`` ``(N, 2)`` points ``(u, v)`` on the tile as it lies (0 to 1). Of the
+    label's exemplars the one most like the crop is compared, cell by cell in
+    :func:`pixel_features`' 20 x 20 grid: the mean difference of the cells within ``reach`` of
+    the point over the median cell's. A label without exemplars gives infinity (not doubted).
+
+    >>> rng = np.random.default_rng(0)
+    >>> art = rng.normal(size=(1, 3, 48, 48)).astype(np.float32)
+    >>> calib = Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1), "", extra={
+    ...     "pixels": pixel_features(art), "label_of": np.zeros(1, np.int16)})
+    >>> hidden = art.copy(); hidden[0, :, 20:30, 20:30] = 2.0        # something on the tile's middle
+    >>> noisy = art + rng.normal(scale=0.3, size=art.shape).astype(np.float32)
+    >>> r = unlike_exemplar(calib, np.concatenate([hidden, noisy]), [0, 0], [(0.5, 0.5), (0.5, 0.5)])
+    >>> bool(r[0] > 5 > r[1])
+    True
+    """
+    feats = pixel_features(views).reshape(len(views), 3, 20, 20)
+    ex = calib.extra["pixels"].reshape(-1, 3, 20, 20)
+    label_of = calib.extra["label_of"].astype(np.int64)
+    out = np.full(len(views), np.inf)
+    for n, (k, (u, v)) in enumerate(zip(labels, at)):
+        mine = ex[label_of == int(k)]
+        if not len(mine):
+            continue
+        best = mine[int(np.argmax(mine.reshape(len(mine), -1) @ feats[n].reshape(-1)))]
+        diff = ((feats[n] - best) ** 2).sum(0)
+        y, x = min(19, max(0, int(v * 20))), min(19, max(0, int(u * 20)))
+        out[n] = float(diff[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].mean()
+                       / (np.median(diff) + 1e-6))
+    return out
+
+
 def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
     """Logits from the similarity to the exemplars; ``empty`` where a crop is like none of them."""
     sim = exemplar_similarity(calib, embedding, views)

@@ -46,13 +46,16 @@ class MeepleFinding:
     faint_clear: float = 0.25
     faint_not_a_meeple: float = 0.05  # ... are meeples where the meeple model is this unsure there is none
     #                                 (tuned on seed 5: 0.9, 0.6, 0.4)
+    unlike_art: float = 0.0         # with the user's own tiles (a calibration): a meeple hides the art, so the
+    #                                 crop must differ from the tile's exemplar around it this many times more
+    #                                 than over the whole tile (0: not asked)
 
 
 MEEPLES = MeepleFinding()
 #: Meeples under an exemplar calibration (a user's own art): the tile model's meeple maps see false meeples in
 #: painterly art, so the meeple model's doubt weighs more and faint peaks are not looked at. Proxy tuning seed
 #: 101, 10 photos at 12 MP, calibrated: meeple F1 39.9% (precision 27%, recall 75%) -> 65.5% (69%, 63%).
-CALIBRATED_MEEPLES = replace(MEEPLES, not_a_meeple=0.02, faint_peak=MEEPLES.min_peak)
+CALIBRATED_MEEPLES = replace(MEEPLES, not_a_meeple=0.02, faint_peak=MEEPLES.min_peak, unlike_art=3.0)
 
 
 @dataclass(frozen=True)

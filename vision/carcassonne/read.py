@@ -46,14 +46,15 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import Assembled, assemble_layout
-from vision.carcassonne.calibration import CALIBRATED_TILES, calibration_sha256, load_calibration
+from vision.carcassonne.calibration import CALIBRATED_TILES, calibration_sha256, load_calibration, unlike_exemplar
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
                                          read_cells, refit_to_tiles)
-from vision.carcassonne.cut import _apply, cut_tiles
-from vision.carcassonne.decode import EMPTY
+from vision.carcassonne.cut import _apply, cut_tiles, normalise_tiles
+from vision.carcassonne.decode import EMPTY, canonical_rotation
 from vision.carcassonne.lattice import (LATTICE, Lattice, LatticeFit, find_lattice, layout_map, layout_parts,
                                         look_closer)
 from vision.carcassonne.models import CarcassonneModels, MODELS
+from vision.carcassonne.pennants import emblems_of, look_for_pennants
 from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES
 from vision.carcassonne.presence import tile_presence
 from vision.carcassonne.regions import part_map
@@ -77,7 +78,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     After a first reading, the lattice is fitted again to the lines of the
     squares read as tiles (:func:`refit_to_tiles`) and the squares read again,
     while that moves the tiles by more than a few percent of a tile. At last
-    the tiles are read once more turned every way (:attr:`Lattice.turned`).
+    the tiles are read once more turned every way (:attr:`Lattice.turned`), and, with a
+    calibration that found the set's pennant emblem, each square read as one of a pair of
+    pennant twins is decided by whether the emblem is on it (:mod:`vision.carcassonne.pennants`).
 
     ``presence``: a square that the tile model calls empty but that holds a tile by
     :func:`tile_presence` (unlike the table, where the layout model sees tiles) is a tile:
@@ -133,6 +136,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
         r = model.predict(cut_tiles(image, fit.cell_to_image, tiles), turned=True)
         probs = _present(r.probs, np.ones(len(tiles), bool), empty)    # each was read as a tile already
         cells.update({sq: (probs[n], r.meeples[n], r.embedding[n]) for n, sq in enumerate(tiles)})
+    emblems = emblems_of(model.calibration)
+    if emblems is not None:         # pennant twins decided apart, by the set's own emblem
+        cells = look_for_pennants(image, fit.cell_to_image, cells, model.labels, emblems)
     return fit, cells
 
 
@@ -233,8 +239,15 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
             foot = foot + more * MEEPLE_CUT.side
         return probs, foot
     mine = calib is not None and calib.method == "exemplars"
+
+    def unlike_art(squares, tiles, at):
+        """How much more the photo differs from the user's own tile at ``at`` than over the tile."""
+        views = normalise_tiles(cut_tiles(image, fit.cell_to_image, squares))
+        return unlike_exemplar(calib, views, [model.labels.index(f"{t}:{canonical_rotation(t, r)}") for t, r in tiles],
+                               at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
-                                meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES)
+                                meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
+                                unlike_art=unlike_art if mine else None)
     if not assembled.layout.tiles:
         raise _not_found(source)
     why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
