@@ -32,7 +32,7 @@ class Training:
     photo_megapixels: tuple = (1.5, 5.0)
     flat_farms: int = 1600                # farmyards drawn flat, jittered and cut
     wide_art: float = 0.6                 # the share of flat farms drawn in the wide family (render.wide_style)
-    reader_photos: int = 400              # photos cut for the readers when the board model is not trained
+    reader_photos: int = 800              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
@@ -42,7 +42,7 @@ class Training:
     board_lr: float = 5e-3
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
-    space_epochs: int = 16
+    space_epochs: int = 22
     fence_epochs: int = 4
     batch: int = 128
     lr: float = 3e-3
