@@ -120,13 +120,3 @@ def test_learn_without_saved_boards_says_what_to_do(tmp_path):
     proc = cli("learn", "--game", "carcassonne", env=env)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "review page" in proc.stderr
-
-
-def test_learn_module_examples():
-    import doctest
-
-    from vision import learn
-    from vision.learn import examples
-
-    for module in (learn, examples):
-        assert doctest.testmod(module).failed == 0

@@ -428,7 +428,8 @@ def cmd_learn(args) -> int:
         results = learn(args.game, args.corrections, args.out, progress=progress)
     for r in results:
         if r["written"]:
-            what = (f"{r['crops']} crops of {r['boards']} boards, {r['corrected']} corrected" if "boards" in r
+            what = (f"{r['crops']} crops of {r['boards']} board{'s' if r['boards'] != 1 else ''}, "
+                    f"{r['corrected']} corrected" if "boards" in r
                     else f"{r['crops']} crops ({len(r['per_label'])} labels)")
             print(f"{r['model']}: adapted to {what}, fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}"
                   + (f" (corrected crops {r['corrected_before']:.1%} -> {r['corrected_after']:.1%})"

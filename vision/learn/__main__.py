@@ -2,4 +2,5 @@
 
 from vision.learn import _main
 
-raise SystemExit(_main())
+if __name__ == "__main__":
+    raise SystemExit(_main())
