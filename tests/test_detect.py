@@ -1,5 +1,5 @@
 """Everyday use (issue 20): the game found in each photo, several boards per photo, the models
-that read each photo in the store, and learn's refusal. Each behaviour is checked by running
+that read each photo in the store. Each behaviour is checked by running
 the command as a user would (``python -m vision.cli ...``)."""
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def test_review_opens_the_second_board_of_a_photo_from_the_store(tmp_path, two_s
 
 
 # ---------------------------------------------------------------------------
-# The models that read a photo; adapted models say so; learn's refusal
+# The models that read a photo; adapted models say so (learn for each game: tests/test_learn_games.py)
 
 def test_a_reading_by_adapted_models_says_so(tmp_path):
     env = home_env(tmp_path)
@@ -244,14 +244,6 @@ def test_a_reading_by_adapted_models_says_so(tmp_path):
     assert "game-detector" not in out["models"]     # the game was given
     text = cli("read", "--game", "avenue", PHOTOS["avenue"], env=env)
     assert "read with models adapted to this set: avenue-cells" in text.stdout
-
-
-@pytest.mark.parametrize("game, instead", [("carcassonne", "scorelens calibrate carcassonne"),
-                                           ("agricola", "scorelens calibrate agricola")])
-def test_learn_names_what_to_use_instead(tmp_path, game, instead):
-    proc = cli("learn", "--game", game, env=home_env(tmp_path))
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert len(proc.stderr.strip().splitlines()) == 1 and instead in proc.stderr
 
 
 def test_an_older_store_is_brought_up_to_date(tmp_path):

@@ -412,12 +412,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("learn", help="adapt the readers to the corrections saved on the review page",
                        description="Fit the classifiers' last step to the crops saved by scorelens review, "
-                                   "and write a per-set model that read and batch then use.")
+                                   "and write a per-set model that read and batch then use (and say so in "
+                                   "their results).")
     p.add_argument("--corrections", metavar="DIR",
                    help="the corrections folder (default: $SCORELENS_HOME/corrections)")
     p.add_argument("--game", choices=("agricola", "avenue", "carcassonne"), default="avenue",
-                   help="the game whose classifiers to adapt (default: avenue; Agricola and Carcassonne are "
-                        "adapted by scorelens calibrate, and learn says so)")
+                   help="the game whose classifiers to adapt (default: avenue): Avenue's cell and column "
+                        "models, Agricola's space and fence models, Carcassonne's tile model")
     p.add_argument("--out", metavar="DIR", help="where the adapted model goes (default: $SCORELENS_HOME/models)")
     p.add_argument("--reset", action="store_true", help="remove the adapted model: use the shipped one again")
     p.set_defaults(func=cmd_learn)

@@ -616,16 +616,19 @@ _SESSIONS: dict = {}
 
 
 def _session(model: str):
-    """An onnxruntime session for ``models/NAME.onnx`` (or a path), made once per process."""
-    if model not in _SESSIONS:
+    """An onnxruntime session for ``models/NAME.onnx`` (or a path), made once per process per file:
+    a model adapted to this set by ``scorelens learn`` is preferred (:func:`vision.inputs.adapted_model`)."""
+    from vision.classify import MODELS_DIR, RUNTIME
+    from vision.inputs import adapted_model
+
+    path = model if model.endswith(".onnx") else str(adapted_model(model, MODELS_DIR / f"{model}.onnx")
+                                                     or MODELS_DIR / f"{model}.onnx")
+    if path not in _SESSIONS:
         import onnxruntime as ort
 
-        from vision.classify import MODELS_DIR, RUNTIME
-
-        path = model if model.endswith(".onnx") else str(MODELS_DIR / f"{model}.onnx")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = RUNTIME.threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
-        _SESSIONS[model] = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-    return _SESSIONS[model]
+        _SESSIONS[path] = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    return _SESSIONS[path]

@@ -445,12 +445,15 @@ class Review:
                 tmp.replace(target)
             except OSError as e:
                 raise UserError(target, f"cannot write ({e.strerror or e})") from None
+            photo_id = f"{_safe(self.photo.stem)}-{digest[:10]}"
             written = store_crops(self.game, self.crops(), elements(self.data), self.read_elements(),
-                                  f"{_safe(self.photo.stem)}-{digest[:10]}", corrections)
+                                  photo_id, corrections)
+            kept = store_model_crops(self, photo_id, corrections)
             self.saved = str(target)
             self.dirty = False
-            return {"path": str(target), "crops": len(written),
-                    "corrected": sum(1 for p in written if p.stem.endswith("-fixed"))}
+            result = {"path": str(target), "crops": len(written),
+                      "corrected": sum(1 for p in written if p.stem.endswith("-fixed"))}
+            return {**result, "model_crops": len(kept)} if kept else result
 
 
 def _safe(text: str) -> str:
@@ -489,3 +492,14 @@ def store_crops(game: str, crops: dict[str, np.ndarray], truth: dict[str, Any], 
             raise UserError(folder, f"cannot write the corrections ({getattr(e, 'strerror', None) or e})") from None
         written.append(path)
     return written
+
+
+def store_model_crops(review: Review, photo_id: str, corrections: str | Path | None = None) -> list[Path]:
+    """Agricola, Carcassonne: keep the crops as their models read them, with each head's true
+    label, for ``scorelens learn`` (:mod:`vision.learn.examples`); nothing for Avenue."""
+    from vision.learn.examples import review_examples, store_examples
+
+    try:
+        return store_examples(review.game, review_examples(review), photo_id, corrections_dir(corrections))
+    except OSError as e:
+        raise UserError(corrections_dir(corrections), f"cannot write the corrections ({e.strerror or e})") from None

@@ -1,7 +1,9 @@
 """Learn from corrections: adapt the classifiers to one game set's crops.
 
 The review page keeps a crop of every element of each saved board, filed by
-its true label (:func:`vision.review.session.store_crops`). ``scorelens learn``
+its true label (:func:`vision.review.session.store_crops`); for Agricola and
+Carcassonne it also keeps the crops exactly as their models read them, with
+each head's true label (:mod:`vision.learn.examples`). ``scorelens learn``
 refits the **last layer** of each classifier on those crops: the model's
 penultimate-layer features of each crop are computed with onnxruntime, and
 a softmax layer is fitted to them, started from the shipped weights and held
@@ -42,6 +44,7 @@ class Learn:
     steps: int = 400             # full-batch Adam steps
     rate: float = 0.01           # Adam step size
     min_crops: int = 10          # fewer crops for a model: leave it as shipped
+    fixed_weight: float = 4.0    # Agricola, Carcassonne: a crop the review corrected counts this many times
 
 
 LEARN = Learn()
@@ -57,14 +60,20 @@ MODELS = {
 }
 
 
-#: What adapts the readers that ``learn`` cannot adapt (their models are not classifiers of
-#: pieces with one last layer to refit): one line each, the command to use instead.
-INSTEAD = {
-    "carcassonne": "learn cannot adapt the Carcassonne models; use scorelens calibrate carcassonne PHOTO "
-                   "(a photo of your own 24 tiles) instead",
-    "agricola": "learn cannot adapt the Agricola models; use scorelens calibrate agricola PHOTO instead "
-                "(see scorelens calibrate --help), and fix misreads with scorelens review",
+#: The models adapted from the model crops a review keeps (:mod:`vision.learn.examples`), per game.
+MODEL_CROPS = {
+    "agricola": ("agricola-spaces", "agricola-fences"),
+    "carcassonne": ("carcassonne-tiles",),
 }
+
+
+def adapted_names(game: str) -> list[str]:
+    """The models ``learn`` adapts for ``game``.
+
+    >>> adapted_names("avenue"), adapted_names("carcassonne")
+    (['avenue-cells', 'avenue-column'], ['carcassonne-tiles'])
+    """
+    return sorted({model for model, _ in MODELS.get(game, {}).values()} | set(MODEL_CROPS.get(game, ())))
 
 
 # ---------------------------------------------------------------------------
@@ -148,8 +157,9 @@ def last_layer(path: Path) -> LastLayer:
     raise UserError(path, problem)
 
 
-def features(layer: LastLayer, batch: np.ndarray) -> np.ndarray:
-    """The penultimate-layer features of a ``(N, size, size)`` uint8 batch: ``(N, D)``."""
+def features(layer: LastLayer, batch: np.ndarray, prepared: bool = False) -> np.ndarray:
+    """The penultimate-layer features of a ``(N, size, size)`` uint8 grey batch (or, ``prepared``,
+    of inputs already as the model reads them): ``(N, D)``."""
     import onnx
     import onnxruntime as ort
 
@@ -157,47 +167,129 @@ def features(layer: LastLayer, batch: np.ndarray) -> np.ndarray:
 
     model = onnx.ModelProto()
     model.CopyFrom(layer.model)
-    model.graph.output.append(onnx.helper.make_tensor_value_info(layer.features, onnx.TensorProto.FLOAT, None))
+    if layer.features not in {o.name for o in model.graph.output}:
+        model.graph.output.append(onnx.helper.make_tensor_value_info(layer.features, onnx.TensorProto.FLOAT, None))
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
     session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-    x = normalise(batch)
+    x = np.ascontiguousarray(batch, np.float32) if prepared else normalise(batch)
     name = session.get_inputs()[0].name
     out = [session.run([layer.features], {name: x[i:i + 256]})[0] for i in range(0, len(x), 256)]
     return np.concatenate(out).reshape(len(x), -1).astype(np.float32)
 
 
 def refit(feats: np.ndarray, targets: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-          params: Learn = LEARN) -> tuple[np.ndarray, np.ndarray]:
+          params: Learn = LEARN, heads: list[int] | None = None, weights: np.ndarray | None = None,
+          offset: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Fit a softmax layer to ``feats`` -> ``targets`` (class indices), starting from
     and held near ``weight``, ``bias``: cross-entropy + ``l2`` * squared distance.
+
+    A model with several heads (their logits side by side, ``heads`` their sizes) takes
+    ``targets`` ``(N, len(heads))``, :data:`vision.learn.examples.IGNORE` where a crop says
+    nothing of a head; the loss is the sum of the heads' mean cross-entropies. ``weights``:
+    how much each crop counts (1 each by default). ``offset`` ``(K,)``: what the reader adds to
+    the logits before it decides (Agricola's even prior), so that the fit is to what it decides.
 
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(200, 4)).astype(np.float32); y = (x[:, 0] > 0).astype(int)
     >>> w, b = refit(x, y, np.zeros((2, 4), np.float32), np.zeros(2, np.float32))
     >>> float(((x @ w.T + b).argmax(1) == y).mean()) > 0.95
     True
+    >>> y2 = np.stack([y, np.where(x[:, 1] > 0, 2, -100)], 1)          # a second head, 3 labels, half ignored
+    >>> w, b = refit(x, y2, np.zeros((5, 4), np.float32), np.zeros(5, np.float32), heads=[2, 3])
+    >>> z = x @ w.T + b; seen = y2[:, 1] >= 0
+    >>> float((z[:, :2].argmax(1) == y).mean()) > 0.95, bool((z[seen, 2:].argmax(1) == 2).all())
+    (True, True)
     """
     w, b = weight.astype(np.float64).copy(), bias.astype(np.float64).copy()
     w0, b0 = w.copy(), b.copy()
-    n, k = len(feats), len(bias)
-    onehot = np.eye(k)[targets]
+    k = len(bias)
+    heads = [k] if heads is None else list(heads)
+    targets = np.asarray(targets).reshape(len(feats), len(heads))
+    bounds = np.cumsum([0] + heads)
     x = feats.astype(np.float64)
+    weights = np.ones(len(x)) if weights is None else np.asarray(weights, np.float64)
+    # per head: which rows learn from it, their one-hot targets, each row's share of the head's mean
+    rows = []
+    for h in range(len(heads)):
+        seen = targets[:, h] >= 0
+        onehot = np.zeros((len(x), heads[h]))
+        onehot[np.flatnonzero(seen), targets[seen, h]] = 1.0
+        share = np.where(seen, weights, 0.0)
+        rows.append((onehot, share / max(share.sum(), 1e-12)))
+    offset = np.zeros(k) if offset is None else np.asarray(offset, np.float64)
+    with _one_blas_thread():
+        _adam(x, w, b, w0, b0, rows, bounds, offset, params)
+    return w.astype(np.float32), b.astype(np.float32)
+
+
+def _one_blas_thread():
+    """BLAS on one thread while refitting, where threadpoolctl is installed: these products are
+    small, and on a busy 2-core machine OpenBLAS's threads made the refit 50 times slower
+    (1.7 s for 100 products of 168 x 128 by 128 x 97, against 0.03 s on one thread)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _adam(x, w, b, w0, b0, rows, bounds, offset, params: Learn) -> None:
+    """Full-batch Adam on :func:`refit`'s loss, updating ``w`` and ``b`` in place."""
     m = [np.zeros_like(w), np.zeros_like(b)]
     v = [np.zeros_like(w), np.zeros_like(b)]
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     for t in range(1, params.steps + 1):
-        z = x @ w.T + b
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=1, keepdims=True)
-        g = (p - onehot) / n
+        z = x @ w.T + b + offset
+        g = np.zeros_like(z)
+        for h, (onehot, share) in enumerate(rows):
+            a, c = bounds[h], bounds[h + 1]
+            zh = np.maximum(z[:, a:c] - z[:, a:c].max(axis=1, keepdims=True), -60.0)   # no subnormals (slow)
+            p = np.exp(zh)
+            p /= p.sum(axis=1, keepdims=True)
+            g[:, a:c] = (p - onehot) * share[:, None]
         grads = [g.T @ x + 2 * params.l2 * (w - w0), g.sum(axis=0) + 2 * params.l2 * (b - b0)]
         for i, (param, grad) in enumerate(zip((w, b), grads)):
             m[i] = beta1 * m[i] + (1 - beta1) * grad
             v[i] = beta2 * v[i] + (1 - beta2) * grad ** 2
             param -= params.rate * (m[i] / (1 - beta1 ** t)) / (np.sqrt(v[i] / (1 - beta2 ** t)) + eps)
-    return w.astype(np.float32), b.astype(np.float32)
+
+
+def head_accuracy(logits: np.ndarray, targets: np.ndarray, heads: list[int]) -> float:
+    """The share of (crop, head) pairs learnt from whose label the logits get right.
+
+    >>> head_accuracy(np.array([[2.0, 0, 0, 1]]), np.array([[0, 0]]), [2, 2])
+    0.5
+    """
+    bounds = np.cumsum([0] + list(heads))
+    right = total = 0
+    for h in range(len(heads)):
+        seen = targets[:, h] >= 0
+        right += int((logits[seen, bounds[h]:bounds[h + 1]].argmax(1) == targets[seen, h]).sum())
+        total += int(seen.sum())
+    return right / max(total, 1)
+
+
+def write_adapted(name: str, shipped: Path, layer: LastLayer, weight: np.ndarray, bias: np.ndarray, out: Path,
+                  info: dict) -> dict:
+    """Write the refitted last layer into a copy of the shipped model, ``out/NAME.onnx``, and
+    ``out/NAME.learn.json`` (``info`` and the shipped model's SHA-256)."""
+    _, numpy_helper = _onnx()
+    for init in layer.model.graph.initializer:
+        if init.name == layer.weight_name:
+            init.CopyFrom(numpy_helper.from_array(weight.T.copy() if layer.transposed else weight, init.name))
+        elif init.name == layer.bias_name:
+            init.CopyFrom(numpy_helper.from_array(bias, init.name))
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.onnx"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(layer.model.SerializeToString())
+    tmp.replace(path)
+    info = {"model": name, "base": str(shipped), "base_sha256": file_sha256(shipped),
+            "made": datetime.now(timezone.utc).isoformat(timespec="seconds"), **info}
+    (out / f"{name}.learn.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return {**info, "written": str(path)}
 
 
 def adapt(name: str, shipped: Path, batch: np.ndarray, labels: list[str], out: Path,
@@ -220,24 +312,49 @@ def adapt(name: str, shipped: Path, batch: np.ndarray, labels: list[str], out: P
     before = float(((feats @ layer.weight.T + layer.bias).argmax(1) == targets).mean())
     weight, bias = refit(feats, targets, layer.weight, layer.bias, params)
     after = float(((feats @ weight.T + bias).argmax(1) == targets).mean())
-    for init in layer.model.graph.initializer:
-        if init.name == layer.weight_name:
-            init.CopyFrom(numpy_helper.from_array(weight.T.copy() if layer.transposed else weight, init.name))
-        elif init.name == layer.bias_name:
-            init.CopyFrom(numpy_helper.from_array(bias, init.name))
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{name}.onnx"
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(layer.model.SerializeToString())
-    tmp.replace(path)
-    info = {"model": name, "base": str(shipped), "base_sha256": file_sha256(shipped),
-            "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "crops": len(keep), "skipped": skipped,
-            "per_label": {label: labels.count(label) for label in sorted(set(labels[i] for i in keep))},
-            "fit_before": round(before, 4), "fit_after": round(after, 4),
-            "params": {"l2": params.l2, "steps": params.steps, "rate": params.rate}}
-    (out / f"{name}.learn.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    return {**info, "written": str(path)}
+    return write_adapted(name, shipped, layer, weight, bias, out, {
+        "crops": len(keep), "skipped": skipped,
+        "per_label": {label: labels.count(label) for label in sorted(set(labels[i] for i in keep))},
+        "fit_before": round(before, 4), "fit_after": round(after, 4),
+        "params": {"l2": params.l2, "steps": params.steps, "rate": params.rate}})
+
+
+def adapt_examples(name: str, shipped: Path, examples, boards: int, out: Path, params: Learn = LEARN) -> dict:
+    """Refit model ``name`` (one head or several) on the model crops of
+    :func:`vision.learn.examples.load_examples` and write it to ``out``; returns what was done."""
+    from vision.classify import Classifier
+
+    model = Classifier(shipped)
+    heads = {h: len(labels) for h, labels in model.heads.items()} if model.heads else {"label": len(model.labels)}
+    sizes = list(heads.values())
+    crops = int(len(examples.x))
+    if crops < params.min_crops:
+        return {"model": name, "crops": crops, "skipped": 0, "written": None,
+                "note": f"fewer than {params.min_crops} crops: left as shipped"}
+    if examples.y.shape[1] != len(sizes) or (examples.y.max(0) >= np.array(sizes)).any():
+        raise UserError(shipped, f"the crops kept for {name} do not fit this model (was it replaced?); "
+                                 f"save the boards on the review page again")
+    from vision.learn.examples import reader_offset
+
+    layer = last_layer(shipped)
+    feats = features(layer, examples.x, prepared=True)
+    weights = np.where(examples.fixed, params.fixed_weight, 1.0)
+    offset = reader_offset(name, model)
+    before_z = feats @ layer.weight.T + layer.bias + offset
+    weight, bias = refit(feats, examples.y, layer.weight, layer.bias, params, heads=sizes, weights=weights,
+                         offset=offset)
+    after_z = feats @ weight.T + bias + offset
+    before, after = head_accuracy(before_z, examples.y, sizes), head_accuracy(after_z, examples.y, sizes)
+    fixed = examples.fixed
+    fixed_before = head_accuracy(before_z[fixed], examples.y[fixed], sizes)
+    fixed_after = head_accuracy(after_z[fixed], examples.y[fixed], sizes)
+    return write_adapted(name, shipped, layer, weight, bias, out, {
+        "crops": crops, "skipped": 0, "boards": boards, "corrected": int(fixed.sum()),
+        "per_label": {h: int((examples.y[:, i] >= 0).sum()) for i, h in enumerate(heads)},
+        "fit_before": round(before, 4), "fit_after": round(after, 4),
+        "corrected_before": round(fixed_before, 4) if fixed.any() else None,
+        "corrected_after": round(fixed_after, 4) if fixed.any() else None,
+        "params": {"l2": params.l2, "steps": params.steps, "rate": params.rate, "fixed_weight": params.fixed_weight}})
 
 
 def learn(game: str, corrections: str | Path | None = None, out: str | Path | None = None,
@@ -246,28 +363,37 @@ def learn(game: str, corrections: str | Path | None = None, out: str | Path | No
     ``progress(done, n)`` is called after each model."""
     from vision.classify import MODELS_DIR, Classifier
 
-    if game not in MODELS:
-        raise UserError(None, INSTEAD.get(game, f"no classifiers to adapt for {game!r}; learn knows "
-                                               f"{', '.join(MODELS)}"))
+    names = adapted_names(game)
+    if not names:
+        raise UserError(None, f"no classifiers to adapt for {game!r}; learn knows {', '.join(sorted(MODELS))}")
     root = corrections_dir(corrections)
     if not (root / game).is_dir():
         raise UserError(root / game, "no corrections saved for this game yet (save boards on the review page)")
     out = Path(out).expanduser() if out else models_dir()
     reports = []
-    names = sorted({model for model, _ in MODELS[game].values()})
     for name in names:
-        kinds = {k: v for k, v in MODELS[game].items() if v[0] == name}
         shipped = MODELS_DIR / f"{name}.onnx"
-        has_crops = any(any((root / game / kind).glob("*/*.png")) for kind in kinds)
-        if has_crops and not shipped.is_file():
-            raise UserError(shipped, "no such model (is scorelens installed whole?)")
-        crops = load_crops(root, game, Classifier(shipped).size, kinds) if has_crops else {}
-        if name not in crops:
-            reports.append({"model": name, "crops": 0, "skipped": 0, "written": None,
-                            "note": "no crops for it: left as shipped"})
-            continue
-        batch, labels = crops[name]
-        reports.append(adapt(name, shipped, batch, labels, out, params))
+        if name in MODEL_CROPS.get(game, ()):
+            from vision.learn.examples import load_examples
+
+            examples, boards = load_examples(root, game, name)
+            if examples is not None and not shipped.is_file():
+                raise UserError(shipped, "no such model (is scorelens installed whole?)")
+            reports.append(adapt_examples(name, shipped, examples, boards, out, params) if examples is not None
+                           else {"model": name, "crops": 0, "skipped": 0, "written": None,
+                                 "note": "no crops for it: left as shipped (save boards on the review page)"})
+        else:
+            kinds = {k: v for k, v in MODELS[game].items() if v[0] == name}
+            has_crops = any(any((root / game / kind).glob("*/*.png")) for kind in kinds)
+            if has_crops and not shipped.is_file():
+                raise UserError(shipped, "no such model (is scorelens installed whole?)")
+            crops = load_crops(root, game, Classifier(shipped).size, kinds) if has_crops else {}
+            if name not in crops:
+                reports.append({"model": name, "crops": 0, "skipped": 0, "written": None,
+                                "note": "no crops for it: left as shipped"})
+            else:
+                batch, labels = crops[name]
+                reports.append(adapt(name, shipped, batch, labels, out, params))
         if progress:
             progress(len(reports), len(names))
     return reports
@@ -277,7 +403,7 @@ def reset(game: str, out: str | Path | None = None) -> list[Path]:
     """Remove the adapted models of ``game``: reading uses the shipped ones again."""
     out = Path(out).expanduser() if out else models_dir()
     removed = []
-    for name in sorted({model for model, _ in MODELS.get(game, {}).values()}):
+    for name in adapted_names(game):
         for path in (out / f"{name}.onnx", out / f"{name}.learn.json"):
             if path.exists():
                 path.unlink()
@@ -287,8 +413,6 @@ def reset(game: str, out: str | Path | None = None) -> list[Path]:
 
 def cmd_learn(args) -> int:
     """``scorelens learn [--corrections DIR] [--game G] [--out DIR] [--reset]``."""
-    if args.game in INSTEAD and args.game not in MODELS:
-        raise UserError(None, INSTEAD[args.game])
     if args.reset:
         removed = reset(args.game, args.out)
         print("removed " + ", ".join(str(p) for p in removed) if removed else "no adapted model to remove")
@@ -304,8 +428,12 @@ def cmd_learn(args) -> int:
         results = learn(args.game, args.corrections, args.out, progress=progress)
     for r in results:
         if r["written"]:
-            print(f"{r['model']}: adapted to {r['crops']} crops ({len(r['per_label'])} labels), "
-                  f"fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}; wrote {r['written']}")
+            what = (f"{r['crops']} crops of {r['boards']} board{'s' if r['boards'] != 1 else ''}, "
+                    f"{r['corrected']} corrected" if "boards" in r
+                    else f"{r['crops']} crops ({len(r['per_label'])} labels)")
+            print(f"{r['model']}: adapted to {what}, fit {r['fit_before']:.1%} -> {r['fit_after']:.1%}"
+                  + (f" (corrected crops {r['corrected_before']:.1%} -> {r['corrected_after']:.1%})"
+                     if r.get("corrected_before") is not None else "") + f"; wrote {r['written']}")
         else:
             print(f"{r['model']}: {r['note']}")
         if r["skipped"]:
@@ -319,10 +447,10 @@ def cmd_learn(args) -> int:
 
 def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str = "unseen",
             split: str = "test", megapixels=None, workers: int = 2, folder: str | Path | None = None,
-            log=print) -> dict:
+            log=print, game: str = "avenue") -> dict:
     """The benchmark before and after learning, on photos the shipped models never saw.
 
-    Renders ``n_corrected + n_test`` Avenue photos in the art ``style``
+    Renders ``n_corrected + n_test`` photos of ``game`` in the art ``style``
     (into ``folder``, or a temporary one), reads them, corrects the first
     ``n_corrected`` from their truth on a review board and saves them (which
     keeps the crops), runs :func:`learn`, and benchmarks the other ``n_test``
@@ -336,9 +464,9 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
     from vision.review import session as review_session
     from vision.read import read_photo
     from vision.render import write_set
+    from scoring import StateError
     from scoring.elements import elements
 
-    game = "avenue"
     with tempfile.TemporaryDirectory(prefix="scorelens-learn-") as tmp:
         photos = Path(folder) if folder else Path(tmp) / "photos"
         old_home = os.environ.get("SCORELENS_HOME")
@@ -360,7 +488,10 @@ def measure(n_corrected: int = 20, n_test: int = 40, seed: int = 8, style: str =
                     continue
                 for name, value in elements(truth["state"]).items():
                     if elements(board.data).get(name) != value:
-                        board.edit(name, value)
+                        try:
+                            board.edit(name, value)
+                        except (UserError, StateError, ValueError, KeyError):
+                            continue      # an edit the page refuses (a Carcassonne tile off the frame)
                         fixes += 1
                 board.save()
                 saved += 1
@@ -392,16 +523,16 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", type=int, default=40)
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--style", default="unseen")
+    # not carcassonne: its truth and its readings place the layout at different origins, and
+    # correcting "tile:X,Y" from the truth needs the bench's alignment first (not done here)
+    parser.add_argument("--game", default="avenue", choices=("agricola", "avenue"))
     parser.add_argument("--split", default="test")
     parser.add_argument("--folder", help="keep the rendered photos here (reused when already there)")
     args = parser.parse_args(argv)
     import sys
 
     result = measure(args.corrected, args.test, args.seed, args.style, args.split, folder=args.folder,
-                     log=lambda line: print(line, file=sys.stderr))
+                     log=lambda line: print(line, file=sys.stderr), game=args.game)
     print(json.dumps(result, indent=2))
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(_main())
