@@ -1,5 +1,6 @@
 """Finding the farmyard by its grid of fence lines (vision.agricola.board), on the foreign proxy."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,3 +114,25 @@ def test_a_chequered_table_beside_a_farmyard_is_not_read_as_another_farmyard():
     assert len(readings) == 1
     covered = board.confirm_board(np.zeros((60, 80, 3), np.uint8), None, {}, grid=False)
     assert covered is None
+
+
+@pytest.mark.parametrize("game, seed, megapixels, looks", [
+    ("avenue", 107607419, 2, "an Avenue sheet"), ("carcassonne", 3928868563, 4, "a Carcassonne layout")])
+def test_another_games_grid_of_lines_is_not_read_as_a_farmyard(tmp_path, game, seed, megapixels, looks):
+    """An Avenue sheet and a Carcassonne layout are grids of lines too: where the grid finder locks
+    onto one, the board model sees no farmyard there, and read --game agricola refuses the photo."""
+    from vision.agricola.board import board_seen
+
+    data, _ = render_jpeg(game, seed, megapixels=megapixels, split="test")
+    photo = tmp_path / f"{game}.jpg"
+    photo.write_bytes(data)
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    grid = board.locate(image).found
+    assert grid is not None and board_seen(image, grid.corners) < board.SEARCH.min_board_seen
+    assert board.confirm_board(image, None) is None
+    proc = subprocess.run([sys.executable, "-m", "vision.cli", "read", "--game", "agricola", str(photo)],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "SCORELENS_HOME": str(tmp_path / "home")})
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and proc.stdout == "" and len(lines) == 1
+    assert "no Agricola farmyard found" in lines[0] and lines[0].endswith(f"it looks like {looks}")

@@ -62,6 +62,10 @@ class BoardSearch:
     beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board
     check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
     max_seconds: float = 1.5          # the search gives up after this much CPU time
+    min_board_seen: float = 0.08      # the board model sees at least this much board inside a grid found
+    #                                   (its mean probability there): an Avenue sheet or a Carcassonne layout
+    #                                   is a grid of lines too. Tuning seeds 101-102: farmyards 0.125 and up;
+    #                                   other games' photos of mix seed 7: 0.037 at most
 
 
 SEARCH = BoardSearch()
@@ -473,10 +477,21 @@ def confirm_board(image: np.ndarray, found, report: dict | None = None, params: 
     if not grid:
         return whole
     located = locate(image, params)
-    if located.found is not None:
+    if located.found is not None and board_seen(image, located.found.corners) >= params.min_board_seen:
         return located.found
-    report["grid"] = "; ".join(filter(None, [report.get("grid"), located.why]))
+    why = located.why if located.found is None else "a grid of lines was found where the board model sees no farmyard"
+    report["grid"] = "; ".join(filter(None, [report.get("grid"), why]))
     return whole
+
+
+def board_seen(image: np.ndarray, corners: np.ndarray) -> float:
+    """The board model's mean probability of "board" inside the quadrilateral ``corners`` (photo pixels)."""
+    from vision.agricola.locate import board_mask
+
+    prob, k = board_mask(image)
+    inside = np.zeros(prob.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round((np.asarray(corners, np.float64) + 0.5) * k - 0.5).astype(np.int32), 1)
+    return float(prob[inside > 0].mean()) if inside.any() else 0.0
 
 
 # ---------------------------------------------------------------------------
