@@ -224,14 +224,11 @@ def refit(feats: np.ndarray, targets: np.ndarray, weight: np.ndarray, bias: np.n
 
 
 def _one_blas_thread():
-    """BLAS on one thread while refitting, where threadpoolctl is installed: these products are
-    small, and on a busy 2-core machine OpenBLAS's threads made the refit 50 times slower
-    (1.7 s for 100 products of 168 x 128 by 128 x 97, against 0.03 s on one thread)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        import contextlib
-        return contextlib.nullcontext()
+    """BLAS on one thread while refitting (threadpoolctl): these products are small, and on a
+    busy 2-core machine OpenBLAS's threads made the refit 50 times slower (1.7 s for 100
+    products of 168 x 128 by 128 x 97, against 0.03 s on one thread)."""
+    from threadpoolctl import threadpool_limits
+
     return threadpool_limits(1, user_api="blas")
 
 
