@@ -101,11 +101,20 @@ def wrong_elements(farm: agricola.Farm, truth: dict) -> list[str]:
 
 @pytest.mark.parametrize("photo", SAMPLES, ids=lambda p: p.name)
 def test_sample_reads_right(photo):
-    """The total is right; of the 54 elements (house, spaces, fences), at most one count is off (the cards give the rates)."""
+    """The total is right; of the 54 elements (house, spaces, fences), at most two are wrong, each
+    only in one animal's count (the space model trades a little of our own art's counting of
+    crowded spaces for a player's set: see models/agricola-spaces.md)."""
+    from scoring.elements import elements
+
     truth = load(truth_path(photo))
     reading = read_photo(photo, "agricola", use_saved=False)
     assert reading.card.total == truth["expected"]["total"]
-    assert len(wrong_elements(reading.state, truth["state"])) <= 1, wrong_elements(reading.state, truth["state"])
+    wrong = wrong_elements(reading.state, truth["state"])
+    assert len(wrong) <= 2, wrong
+    got, want = elements(agricola.to_dict(reading.state)), elements(truth["state"])
+    for name in wrong:
+        differ = {k for k in set(got[name]) | set(want[name]) if got[name].get(k, 0) != want[name].get(k, 0)}
+        assert len(differ) == 1 and differ <= set(agricola.ANIMALS), (name, got[name], want[name])
     off_board = {k: v for k, v in agricola.to_dict(reading.state).items() if k != "farmyard"}
     assert off_board == {k: v for k, v in truth["state"].items() if k != "farmyard"}
     assert np.abs(reading.corners - np.float32(truth["corners"])).max() < 25
