@@ -435,7 +435,11 @@ def cmd_learn(args) -> int:
             print(f"{r['model']}: {r['note']}")
         if r["skipped"]:
             print(f"  {r['skipped']} crops skipped: their labels are not among the model's")
-    print(f"done in {time.perf_counter() - started:.1f} s; scorelens read and batch now use the adapted models")
+    took = f"done in {time.perf_counter() - started:.1f} s; "
+    if any(r["written"] for r in results):
+        print(took + "scorelens read and batch now use the adapted models")
+    else:
+        print(took + "nothing adapted: scorelens read and batch use the shipped models")
     return 0
 
 
