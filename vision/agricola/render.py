@@ -89,7 +89,7 @@ def wide_pieces(rng: np.random.Generator) -> PieceArt:
     """Pieces and tiles from a wide family: animeeples or cubes of any size, sheep from cream to
     grey, boar from black to dark brown, cattle from tan to deep brown, crops, discs, stables and
     fences of other sizes and any player colour, tiles of other tones and textures."""
-    hsv = lambda h, s, v: _bgr_from_hsv(h, s, v)    # noqa: E731
+    hsv = _bgr_from_hsv
     animals = {"sheep": hsv(rng.uniform(20, 60), rng.uniform(0, 0.2), rng.uniform(0.78, 1.0)),
                "boar": hsv(rng.uniform(0, 40), rng.uniform(0, 0.5), rng.uniform(0.06, 0.24)),
                "cattle": hsv(rng.uniform(10, 35), rng.uniform(0.45, 0.9), rng.uniform(0.3, 0.62))}
@@ -436,7 +436,7 @@ def _tile_wide(cv: Canvas, T, s: float, material: str, rng, art: PieceArt) -> No
     cv.poly(T(rect_points(s + rng.uniform(0.4, 1.6), s + rng.uniform(0.4, 1.6))), edge)
     cv.poly(T(rect_points(s, s)), base)
     h = s / 2
-    turn = lambda pts, a: transform(np.asarray(pts, float), (0, 0), a)   # noqa: E731
+    turn = lambda pts, a: transform(pts, (0, 0), a)   # noqa: E731
     if material == "wood":
         a = float(rng.choice([0, 90]) + rng.normal(0, 3))
         n = int(rng.integers(3, 9))
@@ -481,15 +481,17 @@ def _tile_wide(cv: Canvas, T, s: float, material: str, rng, art: PieceArt) -> No
         cv.poly(T([[-w, h - top + 4], [-w, h - 2], [w, h - 2], [w, h - top + 4], [0, h - top]]),
                 shade(base, rng.uniform(0.4, 0.6)))
     if art.tile_grain > 0:
-        x0, y0, x1, y1 = (int(v) for v in np.r_[T(rect_points(s, s)).min(0), T(rect_points(s, s)).max(0)] * cv.ppm)
+        corners = T(rect_points(s, s)) * cv.ppm
+        x0, y0, x1, y1 = (int(v) for v in np.r_[corners.min(0), corners.max(0)])
         x0, y0 = max(x0, 0), max(y0, 0)
         patch = cv.img[y0:y1, x0:x1]
         if patch.size:
             noise = 1 + art.tile_grain * 0.1 * cv2.GaussianBlur(rng.normal(0, 1, patch.shape[:2]).astype(np.float32),
                                                                  (0, 0), max(0.5, 0.4 * cv.ppm))
-            mask = np.zeros(cv.img.shape[:2], np.uint8)
-            cv2.fillConvexPoly(mask, np.round(T(rect_points(s, s)) * cv.ppm).astype(np.int32), 1)
-            m = mask[y0:y1, x0:x1, None].astype(np.float32)
+            ph, pw = patch.shape[:2]                             # the tile within its patch (its corners
+            mask = np.zeros((ph + 2, pw + 2), np.uint8)          # reach past the patch by under a pixel)
+            cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32) - (x0, y0), 1)
+            m = mask[:ph, :pw, None].astype(np.float32)
             patch[:] = np.clip(patch * (1 + (noise[:, :, None] - 1) * m), 0, 255).astype(np.uint8)
 
 
