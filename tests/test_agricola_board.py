@@ -122,13 +122,14 @@ def test_another_games_grid_of_lines_is_not_read_as_a_farmyard(tmp_path, game, s
     """An Avenue sheet and a Carcassonne layout are grids of lines too: where the grid finder locks
     onto one, the board model sees no farmyard there, and read --game agricola refuses the photo."""
     from vision.agricola.board import board_seen
+    from vision.agricola.locate import board_mask
 
     data, _ = render_jpeg(game, seed, megapixels=megapixels, split="test")
     photo = tmp_path / f"{game}.jpg"
     photo.write_bytes(data)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     grid = board.locate(image).found
-    assert grid is not None and board_seen(image, grid.corners) < board.SEARCH.min_board_seen
+    assert grid is not None and board_seen(board_mask(image), grid.corners) < board.SEARCH.min_board_seen
     assert board.confirm_board(image, None) is None
     proc = subprocess.run([sys.executable, "-m", "vision.cli", "read", "--game", "agricola", str(photo)],
                           capture_output=True, text=True, timeout=300,

@@ -477,18 +477,26 @@ def confirm_board(image: np.ndarray, found, report: dict | None = None, params: 
     if not grid:
         return whole
     located = locate(image, params)
-    if located.found is not None and board_seen(image, located.found.corners) >= params.min_board_seen:
-        return located.found
+    if located.found is not None:
+        from vision.agricola.locate import board_mask
+
+        mask = report.get("mask") or board_mask(image)       # the shipped search's, where it ran
+        if board_seen(mask, located.found.corners) >= params.min_board_seen:
+            return located.found
     why = located.why if located.found is None else "a grid of lines was found where the board model sees no farmyard"
     report["grid"] = "; ".join(filter(None, [report.get("grid"), why]))
     return whole
 
 
-def board_seen(image: np.ndarray, corners: np.ndarray) -> float:
-    """The board model's mean probability of "board" inside the quadrilateral ``corners`` (photo pixels)."""
-    from vision.agricola.locate import board_mask
+def board_seen(mask: tuple[np.ndarray, float], corners: np.ndarray) -> float:
+    """The board model's mean probability of "board" inside the quadrilateral ``corners`` (photo
+    pixels); ``mask`` is :func:`vision.agricola.locate.board_mask`'s ``(prob, scale)``.
 
-    prob, k = board_mask(image)
+    >>> prob = np.zeros((10, 10), np.float32); prob[:5] = 1
+    >>> board_seen((prob, 0.5), np.float32([[0, 0], [19, 0], [19, 19], [0, 19]]))
+    0.5
+    """
+    prob, k = mask
     inside = np.zeros(prob.shape, np.uint8)
     cv2.fillConvexPoly(inside, np.round((np.asarray(corners, np.float64) + 0.5) * k - 0.5).astype(np.int32), 1)
     return float(prob[inside > 0].mean()) if inside.any() else 0.0

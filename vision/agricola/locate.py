@@ -194,11 +194,12 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
 
     The search stops after :attr:`FindBoard.max_seconds` with what it has;
     ``report`` (a dict), when given, is told what was tried and missed
-    (:func:`not_found_reason`).
+    (:func:`not_found_reason`), and keeps the board mask (``report["mask"]``).
     """
     report = {} if report is None else report
     report.update(deadline=time.process_time() + params.max_seconds, outlines=0, best=None, timed_out=False)
     prob, k = board_mask(image, models, params)
+    report["mask"] = (prob, k)                  # for a later check of another lock (vision.agricola.board)
     report["regions"] = len(outline_candidates(prob, params))
     found = _find(image, prob, k, models, params, report)
     for reach in params.wider_searches:
