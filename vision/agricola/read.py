@@ -111,10 +111,20 @@ def even_prior(probs: dict[str, np.ndarray], seen: dict[str, list], heads=ASSEMB
     out = dict(probs)
     for head in heads:
         if head in seen:
-            often = np.maximum(np.asarray(seen[head], np.float64), 1.0)
-            p = probs[head] / (often / often.sum())
+            p = probs[head] / label_shares(seen[head])
             out[head] = p / p.sum(axis=1, keepdims=True)
     return out
+
+
+def label_shares(counts) -> np.ndarray:
+    """How often training saw each label of a head, as shares of the whole (each at least once):
+    what :func:`even_prior` divides out.
+
+    >>> label_shares([3, 0, 1]).round(2).tolist()
+    [0.6, 0.2, 0.2]
+    """
+    often = np.maximum(np.asarray(counts, np.float64), 1.0)
+    return often / often.sum()
 
 
 def label_counts(model) -> dict[str, list]:

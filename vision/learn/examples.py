@@ -156,13 +156,12 @@ def reader_offset(name: str, model) -> np.ndarray:
     if name != "agricola-spaces" or not model.heads:
         return offset
     from vision.agricola.params import ASSEMBLE
-    from vision.agricola.read import label_counts
+    from vision.agricola.read import label_counts, label_shares
 
     seen, at = label_counts(model), 0
     for head, labels in model.heads.items():
         if head in ASSEMBLE.even_prior_heads and head in seen:
-            often = np.maximum(np.asarray(seen[head], np.float64), 1.0)
-            offset[at:at + len(labels)] = -np.log(often / often.sum())
+            offset[at:at + len(labels)] = -np.log(label_shares(seen[head]))
         at += len(labels)
     return offset
 
