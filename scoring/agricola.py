@@ -653,6 +653,8 @@ def validate(farm: Farm) -> list[Finding]:
 
     >>> [f.code for f in validate(from_text("agricola wood R..../R..../.....s1"))]
     ['animals-without-place']
+    >>> [(f.code, f.excess) for f in validate(from_text("agricola wood Rs3p2..../R..../....."))]
+    [('animals-without-place', 2)]
     """
     yard = farm.farmyard
     pastures = find_pastures(yard)
@@ -663,23 +665,24 @@ def validate(farm: Farm) -> list[Finding]:
     fences = list(yard.fences)
     if len(fences) > MAX_FENCES:
         found.append(Finding("too-many-fences", f"{len(fences)} fences, but a player has only {MAX_FENCES}",
-                             tuple(e.name for e in fences)))
+                             tuple(e.name for e in fences), len(fences) - MAX_FENCES))
     stables = yard.where(lambda s: s.stable)
     if len(stables) > MAX_STABLES:
         found.append(Finding("too-many-stables", f"{len(stables)} stables, but a player has only {MAX_STABLES}",
-                             _names(stables)))
+                             _names(stables), len(stables) - MAX_STABLES))
     family = family_members(farm)
     if family > MAX_FAMILY_MEMBERS:
         discs = () if farm.family_members is not None else _names(yard.where(lambda s: s.people))
         found.append(Finding("too-many-family-members",
-                             f"{family} family members, but a family has at most {MAX_FAMILY_MEMBERS}", discs))
+                             f"{family} family members, but a family has at most {MAX_FAMILY_MEMBERS}", discs,
+                             family - MAX_FAMILY_MEMBERS))
 
     # fences and pastures
     stray = [e for e in fences if not any(p in pasture_of for p in e.spaces())]
     if stray:
         found.append(Finding("fences-enclose-nothing",
                              f"{len(stray)} fence(s) border no pasture: {_list(e.name for e in stray)}",
-                             tuple(e.name for e in stray)))
+                             tuple(e.name for e in stray), len(stray)))
     for pasture in pastures:
         spaces = sorted(pasture)
         held = {kind: sum(getattr(yard[p], kind) for p in spaces) for kind in ANIMALS}
@@ -687,12 +690,12 @@ def validate(farm: Farm) -> list[Finding]:
         if sum(held.values()) > holds:
             found.append(Finding("pasture-over-capacity",
                                  f"the pasture {_list(_names(spaces))} has {sum(held.values())} animals, "
-                                 f"room for {holds}", _names(spaces)))
+                                 f"room for {holds}", _names(spaces), sum(held.values()) - holds))
         kinds = [kind for kind in ANIMALS if held[kind]]
         if len(kinds) > 1:
             found.append(Finding("mixed-animals-in-pasture",
                                  f"the pasture {_list(_names(spaces))} holds {' and '.join(_WORDS[k] for k in kinds)}",
-                                 _names(spaces)))
+                                 _names(spaces), sum(held.values()) - max(held.values())))
 
     # animals with no place: outside the pastures, the places are the
     # unfenced stables (1 each) and the pet in the house (1)
@@ -700,7 +703,7 @@ def validate(farm: Farm) -> list[Finding]:
     pets = sum(yard[p].animals for p in house)
     if pets > PETS:
         found.append(Finding("animals-without-place",
-                             f"{pets} animals in the house, which keeps only {PETS} pet", _names(house)))
+                             f"{pets} animals in the house, which keeps only {PETS} pet", _names(house), pets - PETS))
     for p in yard.where(lambda s: s.animals and s.kind != "room"):
         space = yard[p]
         if p in pasture_of:
@@ -713,7 +716,8 @@ def validate(farm: Farm) -> list[Finding]:
             where, holds = "on a space that is no pasture and has no stable", 0
         if space.animals > holds:
             found.append(Finding("animals-without-place",
-                                 f"{space_name(p)}: {space.animals} animal(s) {where}", (space_name(p),)))
+                                 f"{space_name(p)}: {space.animals} animal(s) {where}", (space_name(p),),
+                                 space.animals - holds))
 
     # rooms lie together, and so do fields, and so do pastures (a fence between two
     # pastures does not part them)
@@ -726,7 +730,7 @@ def validate(farm: Farm) -> list[Finding]:
             apart = sorted(p for group in groups if group is not largest for p in group)
             found.append(Finding(f"{plural}-not-contiguous",
                                  f"{plural} are not contiguous: {_list(_names(apart))} apart from "
-                                 f"{_list(_names(sorted(largest)))}", _names(apart)))
+                                 f"{_list(_names(sorted(largest)))}", _names(apart), len(apart)))
     found += implausible("agricola", {"card_points": farm.card_points, "bonus_points": farm.bonus_points,
                                       "begging_cards": farm.begging_cards})
     return found

@@ -54,12 +54,15 @@ class Finding:
     """A validation warning: the state is readable and is scored, but looks wrong.
 
     ``code`` is a stable kebab-case identifier, ``elements`` the names of the
-    board elements involved (see the module docstring).
+    board elements involved (see the module docstring), ``excess`` how far past the rule the
+    state is, in pieces (5 animals where a space holds 2: 3), or 1 where the rule counts nothing.
+    A reader weighs a repair by it: a repair that leaves less excess is nearer a legal state.
     """
 
     code: str
     message: str
     elements: tuple[str, ...] = ()
+    excess: int = 1
 
     def to_dict(self) -> dict:
         return {"code": self.code, "message": self.message, "elements": list(self.elements)}

@@ -278,12 +278,34 @@ def test_a_count_over_capacity_takes_its_second_reading():
     assert a.state == PASTURES and "space:2,3" in a.changed and "space:2,3" in a.flags
 
 
-def test_a_sure_misreading_is_not_changed_but_its_warning_lowers_confidence():
+def test_a_fence_read_surely_where_no_pasture_can_be_closed_is_dropped_and_flagged():
     probs, fence = confident(PASTURES)
-    fence[EDGES.index(Edge("h", 0, 0))] = 0.999            # a stray fence, read surely
+    fence[EDGES.index(Edge("h", 0, 0))] = 0.999            # a printed path read as a fence, surely
     a = assemble.assemble_farm(probs, fence)
-    assert not a.changed and [f.code for f in a.findings] == ["fences-enclose-nothing"]
-    assert a.confidences["fence:h:0,0"] < 0.6 and "fence:h:0,0" in a.flags
+    assert a.state == PASTURES and not a.findings
+    assert a.changed == {"fence:h:0,0": (True, False)}
+    assert a.confidences["fence:h:0,0"] <= 0.5 and "fence:h:0,0" in a.flags
+
+
+def test_a_room_read_surely_with_twelve_sheep_is_settled_to_a_legal_farm():
+    probs, fence = confident(PASTURES)
+    i = POSITIONS.index((1, 0))                            # a stone room, its stones read as sheep
+    probs["animal"][i] = [0.02, 0.96, 0.01, 0.01]
+    probs["animals"][i] = 0.001
+    probs["animals"][i, 12] = 0.98
+    a = assemble.assemble_farm(probs, fence)
+    assert not a.findings and "space:1,0" in a.changed and "space:1,0" in a.flags
+    room = a.state.farmyard[(1, 0)]
+    assert room.kind == "room" and room.people == 1 and room.animals <= agricola.PETS
+    assert a.state.farmyard.fences == PASTURES.farmyard.fences
+
+
+def test_a_sure_misreading_that_breaks_no_rule_is_kept():
+    probs, fence = confident(PASTURES)
+    i = POSITIONS.index((2, 4))                            # 1 boar read surely as 1 sheep: legal still
+    probs["animal"][i] = [0.01, 0.97, 0.01, 0.01]
+    a = assemble.assemble_farm(probs, fence)
+    assert not a.changed and not a.findings and a.state.farmyard[(2, 4)].sheep == 1
 
 
 def test_turned_readings_are_the_right_way_up():

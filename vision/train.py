@@ -33,9 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
-    parser.add_argument("--only", choices=("cells", "column", "readers", "printed", "meeples"),
+    parser.add_argument("--only", choices=("cells", "column", "readers", "board", "printed", "meeples"),
                         help="train only this model: an Avenue one (the data drawn is the same), the "
-                             "Carcassonne meeple model, or the Agricola readers (space and fence models)")
+                             "Carcassonne meeple model, the Agricola readers (space and fence models) or "
+                             "the Agricola board model")
     args = parser.parse_args(argv)
 
     try:
@@ -49,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
                               log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola.train import train_models
-        if args.only not in (None, "readers"):
-            parser.error(f"--only {args.only} is not an Agricola choice (readers: the space and fence models)")
+        if args.only not in (None, "readers", "board"):
+            parser.error(f"--only {args.only} is not an Agricola choice (readers: the space and fence models; "
+                         "board: the board model)")
         return train_models(args.seed, Path(args.out), quick=args.quick, only=args.only)
     if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -62,7 +63,11 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
     animal_options = [(None, 0, lp["animal"][0] + lp["animals"][0])]
     for i, a in enumerate(ANIMALS, start=1):
         animal_options += [(a, n, lp["animal"][i] + v) for n, v in _top(lp["animals"], counts_a, 3, (0,))]
+    # the four likeliest, and no animal always among them: a space's animals may be another piece or
+    # the art itself, and the rules then decide (:func:`settle`)
+    none = animal_options[0]
     animal_options = sorted(animal_options, key=lambda t: -t[2])[:4]
+    animal_options += [none] if none not in animal_options else []
     crop_options = [(None, 0, lp["crop"][0] + lp["crops"][0])]
     for i, c in enumerate(("grain", "vegetables"), start=1):
         crop_options += [(c, n, lp["crop"][i] + v) for n, v in _top(lp["crops"], counts_c, 2, (0,))]
@@ -158,6 +163,167 @@ class Assembled:
     changed: dict[str, tuple] = field(default_factory=dict)    # element -> (as classified, as kept)
 
 
+@lru_cache(maxsize=1)
+def _edge_spaces() -> tuple[np.ndarray, np.ndarray]:
+    """For each edge, the index of its first space and of its second (15: off the board)."""
+    index = {p: i for i, p in enumerate(POSITIONS)}
+    return (np.array([index[e.spaces()[0]] for e in EDGES]),
+            np.array([index[e.spaces()[1]] if len(e.spaces()) == 2 else len(POSITIONS) for e in EDGES]))
+
+
+def fenced_sets(free: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every set of fenced spaces drawn from ``free`` (space indices; all 15 when None), and what
+    it asks of each fence edge.
+
+    Returns ``inside`` (sets x 15 spaces, in :data:`POSITIONS` order), ``rim``
+    (sets x 38 edges: on the set's boundary, a fence it needs) and ``within`` (between two of
+    its spaces: a fence that may divide it into pastures), each 1 or 0 (float32, for the sums).
+
+    >>> inside, rim, within = fenced_sets()
+    >>> inside.shape, int(rim[1].sum()), int(rim[3].sum()), int(within[3].sum())   # space 0,0; and 0,1 too
+    ((32768, 15), 4, 6, 1)
+    >>> fenced_sets(np.array([0, 7]))[0].shape
+    (4, 15)
+    """
+    free = np.arange(len(POSITIONS)) if free is None else np.asarray(free)
+    chosen = ((np.arange(2 ** len(free))[:, None] >> np.arange(len(free))[None]) & 1).astype(bool)
+    inside = np.zeros((len(chosen), len(POSITIONS) + 1), bool)         # the last column: off the board
+    inside[:, free] = chosen
+    first, second = _edge_spaces()
+    a, b = inside[:, first], inside[:, second]
+    return inside[:, :-1].astype(np.float32), (a ^ b).astype(np.float32), (a & b).astype(np.float32)
+
+
+def legal_fences(fence_p: np.ndarray, kind_p: np.ndarray, params: AssembleFarm = ASSEMBLE) -> tuple[np.ndarray, np.ndarray]:
+    """The likeliest fences that a farm can hold, and each edge's probability of a fence.
+
+    A fence always borders a pasture, so the fences are the boundary of a set
+    of fenced spaces (:func:`fenced_sets`), plus fences dividing it, and
+    there are at most :data:`scoring.agricola.MAX_FENCES`. Each set is
+    weighed by the fence model's readings ``fence_p`` (38, in
+    :data:`EDGES` order) and by how likely its spaces are empty (``kind_p``,
+    (15, 3): a pasture holds no room or field). A fence read where no
+    pasture can be closed (a printed path) drops out; a fence missed on a
+    pasture's side is put back if the rest of the pasture is plain.
+
+    >>> p = np.full(38, 0.02)
+    >>> p[[EDGES.index(e) for e in agricola.boundary({(0, 0)})]] = [0.9, 0.9, 0.9, 0.3]
+    >>> p[EDGES.index(Edge("h", 2, 3))] = 0.8                     # a path read as a fence
+    >>> kinds = np.tile([0.8, 0.1, 0.1], (15, 1))
+    >>> fences, prob = legal_fences(p, kinds)
+    >>> sorted(e.name for e, f in zip(EDGES, fences) if f)
+    ['fence:h:0,0', 'fence:h:1,0', 'fence:v:0,0', 'fence:v:0,1']
+    """
+    p = np.clip(np.asarray(fence_p, np.float64), 1e-4, 1 - 1e-4)
+    yes, no = np.log(p), np.log1p(-p)
+    kind = np.clip(np.asarray(kind_p, np.float64), 1e-6, None)
+    kind = kind / kind.sum(axis=1, keepdims=True)
+    empty = np.log(kind[:, KINDS.index("empty")]) - np.log(kind.max(axis=1))
+    # a space surely a room or a field is never fenced: the sets are drawn from the others
+    inside, rim, within = fenced_sets(np.flatnonzero(kind[:, KINDS.index("empty")] >= params.min_pasture_empty))
+    divide = yes > no                                   # a fence between two fenced spaces: as read
+    gain = (yes - no).astype(np.float32)
+    score = rim @ gain + within @ np.where(divide, gain, 0) + params.fenced_kind_weight * (inside @ empty.astype(np.float32))
+    count = rim.sum(axis=1) + within @ divide.astype(np.float32)
+    score = np.where(count <= agricola.MAX_FENCES + 0.5, score, -np.inf)
+    best = int(np.argmax(score))
+    weight = np.exp(score - score[best])
+    prob = np.clip((weight @ rim + (weight @ within) * divide) / weight.sum(), 0.0, 1.0)
+    return (rim[best] > 0) | ((within[best] > 0) & divide), prob
+
+
+def space_logp(probs: dict[str, np.ndarray], space: Space) -> float:
+    """The log-probability of one reading of a space under the space model's heads ``probs``
+    (taken as independent, as :func:`decode_space` takes them).
+
+    >>> p = {h: np.full(len(v), 1.0) for h, v in SPACE_HEADS.items()}
+    >>> round(space_logp(p, Space("room", people=2)), 3) == round(space_logp(p, Space("field", grain=1)), 3)
+    True
+    """
+    lp = {h: np.log(np.clip(np.asarray(v, np.float64), 1e-12, None) / np.sum(v)) for h, v in probs.items()}
+    animal = next((a for a in ANIMALS if getattr(space, a)), None)
+    crop = next((c for c in ("grain", "vegetables") if getattr(space, c)), None)
+    return float(lp["kind"][KINDS.index(space.kind)] + lp["stable"][int(space.stable)]
+                 + lp["animal"][0 if animal is None else 1 + ANIMALS.index(animal)]
+                 + lp["animals"][min(space.animals, len(lp["animals"]) - 1)]
+                 + lp["crop"][0 if crop is None else 1 + ("grain", "vegetables").index(crop)]
+                 + lp["crops"][min(getattr(space, crop) if crop else 0, len(lp["crops"]) - 1)]
+                 + lp["people"][min(space.people, len(lp["people"]) - 1)])
+
+
+def fewer(space: Space) -> list[Space]:
+    """The space with less on it: fewer animals, fewer people, no stable (what a rule broken by too
+    many pieces asks of it).
+
+    >>> [space_text(s) for s in fewer(Space("room", sheep=2, people=2))]
+    ['Rp2', 'Rs1p2', 'Rs2', 'Rs2p1']
+    """
+    out = []
+    for a in ANIMALS:
+        out += [replace(space, **{a: n}) for n in range(getattr(space, a))]
+    out += [replace(space, people=n) for n in range(space.people)]
+    if space.stable:
+        out.append(replace(space, stable=False))
+    return out
+
+
+def settle(values: dict[str, Any], probs: dict[str, dict], alternatives: dict[str, list], house: str,
+           off_board: dict, params: AssembleFarm = ASSEMBLE):
+    """While the farm breaks a rule, take the one space reading that brings it nearest to legal.
+
+    Every game ends on a legal farm, so a reading that breaks a rule is a
+    misreading; on art the models have not seen (stones read as twelve
+    sheep, a field's furrows as a room with three people) it is often a
+    sure one, which :func:`prefer_legal` does not doubt. Each round tries
+    each space the warnings name with its likelier readings
+    (:attr:`AssembleFarm.settle_readings` of ``alternatives``) and with less
+    on it (:func:`fewer`), and keeps the change that leaves the least excess
+    over the rules (:attr:`scoring.common.Finding.excess`), and of those the
+    likeliest under the space model's heads ``probs`` (space name -> heads).
+    It stops when the farm is legal or no change helps.
+    Returns ``(values, farm, findings, changed)``.
+
+    >>> room = {h: np.full(len(v), 0.01) for h, v in SPACE_HEADS.items()}
+    >>> for head, i in (("kind", 1), ("stable", 0), ("animal", 1), ("animals", 12), ("crop", 0), ("crops", 0), ("people", 2)):
+    ...     room[head][i] = 1.0
+    >>> cands = decode_space(room)
+    >>> space_text(cands[0][0])                                   # stones read as 12 sheep
+    'Rs12p2'
+    >>> values = {agricola.space_name(p): Space() for p in POSITIONS} | {e.name: False for e in EDGES}
+    >>> values["space:1,0"] = cands[0][0]
+    >>> alternatives = {n: [(v, 1.0)] for n, v in values.items()} | {"space:1,0": cands}
+    >>> values, farm, findings, changed = settle(values, {"space:1,0": room}, alternatives, "wood", {})
+    >>> space_text(values["space:1,0"]), findings, changed["space:1,0"][1] == values["space:1,0"]
+    ('Rs1p2', [], True)
+    """
+    farm = build_farm(values, house, off_board)
+    findings = agricola.validate(farm)
+    changed: dict[str, tuple] = {}
+    excess = lambda found: sum(f.excess for f in found)         # noqa: E731
+    for _ in range(params.settle_rounds):
+        if not findings:
+            break
+        best = (excess(findings), 0.0, None, None, farm, findings)
+        for name in sorted({n for f in findings for n in f.elements if n in probs}):
+            here = space_logp(probs[name], values[name])
+            tried = {values[name]}
+            for alt in [v for v, _ in alternatives[name][:params.settle_readings]] + fewer(values[name]):
+                if alt in tried:
+                    continue
+                tried.add(alt)
+                trial = build_farm(dict(values, **{name: alt}), house, off_board)
+                found = agricola.validate(trial)
+                cost = here - space_logp(probs[name], alt)
+                if (excess(found), cost) < best[:2]:
+                    best = (excess(found), cost, name, alt, trial, found)
+        _, _, name, alt, farm, findings = best
+        if name is None:
+            break
+        changed[name] = (changed.get(name, (values[name],))[0], alt)
+        values = dict(values, **{name: alt})
+    return values, farm, findings, changed
+
+
 def prefer_legal(values: dict[str, Any], alternatives: dict[str, list], conf: dict[str, float], house: str,
                  off_board: dict, params: AssembleFarm = ASSEMBLE):
     """Change a few doubtful elements to their second reading where that makes the farm legal.
@@ -224,7 +390,8 @@ def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_b
     """
     off_board = off_board or {}
     values, alternatives, conf = {}, {}, {}
-    readings = [decode_space({h: v[i] for h, v in space_probs.items()}) for i in range(len(POSITIONS))]
+    readings = [decode_space({h: v[i] for h, v in space_probs.items()}, keep=max(4, params.settle_readings))
+                for i in range(len(POSITIONS))]
     # the house: every room's vote, weighed by how surely it is a room
     house_lp = np.zeros(len(HOUSES))
     for i, cands in enumerate(readings):
@@ -237,16 +404,25 @@ def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_b
         values[name] = cands[0][0]
         alternatives[name] = cands
         conf[name] = cands[0][1] * (house_conf if cands[0][0].kind == "room" else 1.0)
-    for e, pf in zip(EDGES, fence_p):
-        pf = float(pf)
-        values[e.name] = pf >= 0.5
-        alternatives[e.name] = [(pf >= 0.5, max(pf, 1 - pf)), (pf < 0.5, min(pf, 1 - pf))]
-        conf[e.name] = max(pf, 1 - pf)
+    # the fences: the likeliest that enclose pastures; those the rules turned are changed readings
+    fences, fence_prob = legal_fences(fence_p, space_probs["kind"], params)
+    decoded = {}
+    for e, fenced, pf, read in zip(EDGES, fences, fence_prob, fence_p):
+        fenced, sure = bool(fenced), float(pf if fenced else 1 - pf)
+        values[e.name] = fenced
+        alternatives[e.name] = [(fenced, sure), (not fenced, 1 - sure)]
+        conf[e.name] = sure
+        if fenced != (read >= 0.5):
+            decoded[e.name] = (not fenced, fenced)
 
     values, farm, findings, changed = prefer_legal(values, alternatives, conf, house, off_board, params)
+    changed = decoded | changed
+    probs = {agricola.space_name(p): {h: v[i] for h, v in space_probs.items()} for i, p in enumerate(POSITIONS)}
+    values, farm, findings, settled = settle(values, probs, alternatives, house, off_board, params)
+    changed |= {n: (changed[n][0] if n in changed else was, now) for n, (was, now) in settled.items()}
     conf["house"] = house_conf                # the rooms' material, editable in review as ``house``
     for name, (_, kept) in changed.items():
-        conf[name] = min(next(p for v, p in alternatives[name] if v == kept), 0.5)
+        conf[name] = min(next((p for v, p in alternatives[name] if v == kept), 0.0), 0.5)
     # warnings lower the confidence of what they name
     for f in findings:
         for name in f.elements:

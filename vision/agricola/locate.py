@@ -551,34 +551,19 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     a line taken for something beside it is outvoted). The first pass looks
     ``search_mm`` around, the later ones ``near_mm``. ``image`` may be grey
     (faster) or colour. ``widths_mm`` adds pairs of edges this far apart (other
-    prints' paths, fence sticks) to the 6 mm slot.
+    prints' paths, fence sticks) to the 6 mm slot. Last, where some crossings
+    disagree, the outer lines are looked for again where the inner ones put them
+    (:func:`_outer_from_inner`).
     """
     s = params.lock_px_per_mm
     ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    along_v = _line_samples(g, "v", params.line_step_mm, params.slot_mm)
-    along_h = _line_samples(g, "h", params.line_step_mm, params.slot_mm)
     h = h_mm_to_img
     used = 0
     for step in range(params.lock_passes):
         reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
         max_slope = params.max_slope if step < 2 else params.max_slope / 3
-        rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
-        gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
-        gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
-        pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
-        for d in ds:       # two parallel edges 2d apart: a slot, a printed path, a fence stick
-            np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
-            np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
-        lines = {}
-        for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
-            for i in range(count):
-                # the outer lines have the board's frame just outside them: hardly looked for outwards
-                span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
-                at = g.line_x(i) if axis == "v" else g.line_y(i)
-                offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
-                if strength >= params.min_peak:
-                    lines[axis, i] = (at, offset, slope, float(along.mean()))
+        lines = fence_lines(gray, h, ds, reach, max_slope, params, g)
         if step == 0:
             # the first, far look corrects only the board's place, size and turn, each the median of
             # what the lines say: a line or two taken for an edge beside them do not move it
@@ -587,27 +572,105 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
                 break
             h = h @ correction
             continue
-        lines = {k: (at + offset - slope * centre, slope) for k, (at, offset, slope, centre) in lines.items()}
-        nominal, found = [], []
-        for r in range(g.rows + 1):
-            for c in range(g.cols + 1):
-                if ("v", c) in lines and ("h", r) in lines:
-                    a0, a1 = lines["v", c]            # x = a0 + a1 y
-                    b0, b1 = lines["h", r]            # y = b0 + b1 x
-                    y = (b0 + b1 * a0) / (1 - a1 * b1)
-                    nominal.append((g.line_x(c), g.line_y(r)))
-                    found.append((a0 + a1 * y, y))
-        if len(nominal) < params.min_crossings:
+        fitted = _fit_crossings(lines, reach, params, g)
+        if fitted is None:
             break
-        # a line taken for its neighbour's edge disagrees with the others: left out
-        correction, inliers = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, params.agree_mm)
-        if correction is None or int(inliers.sum()) < params.min_crossings:
-            break
-        moved = np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max()
-        if not moved <= reach + 2:           # a correction reaching further than was looked: astray
-            break
+        correction, used, moved = fitted
         h = h @ correction
-        used = int(inliers.sum())
         if moved < params.settled_mm:
             break
+    if 0 < used < params.outer_check_below:
+        h, used = _outer_from_inner(gray, h, used, ds, params, g)
     return h, used
+
+
+def fence_lines(gray: np.ndarray, h: np.ndarray, ds: list[int], reach: float, max_slope: float,
+                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA) -> dict:
+    """The fence lines found on the board rectified by ``h`` (board mm -> ``gray``'s pixels), each
+    looked for ``reach`` mm around where ``h`` puts it: ``(axis, i) -> (at, offset, slope, centre)``
+    in board mm, for the lines whose response stands out (:attr:`FindBoard.min_peak`)."""
+    s = params.lock_px_per_mm
+    rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
+    gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
+    gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
+    pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
+    for d in ds:       # two parallel edges 2d apart: a slot, a printed path, a fence stick
+        np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
+        np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
+    along_v = _line_samples(g, "v", params.line_step_mm, params.slot_mm)
+    along_h = _line_samples(g, "h", params.line_step_mm, params.slot_mm)
+    lines = {}
+    for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
+        for i in range(count):
+            # the outer lines have the board's frame just outside them: hardly looked for outwards
+            span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
+            at = g.line_x(i) if axis == "v" else g.line_y(i)
+            offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
+            if strength >= params.min_peak:
+                lines[axis, i] = (at, offset, slope, float(along.mean()))
+    return lines
+
+
+def _crossing_pairs(lines: dict, g: AgricolaBoard = AGRICOLA, inner: bool = False) -> tuple[list, list]:
+    """Each crossing of two found lines: where it should be and where the lines put it (board mm);
+    with ``inner``, only the crossings of two inner lines."""
+    lines = {k: (at + offset - slope * centre, slope) for k, (at, offset, slope, centre) in lines.items()}
+    nominal, found = [], []
+    for r in range(1 if inner else 0, g.rows if inner else g.rows + 1):
+        for c in range(1 if inner else 0, g.cols if inner else g.cols + 1):
+            if ("v", c) in lines and ("h", r) in lines:
+                a0, a1 = lines["v", c]            # x = a0 + a1 y
+                b0, b1 = lines["h", r]            # y = b0 + b1 x
+                y = (b0 + b1 * a0) / (1 - a1 * b1)
+                nominal.append((g.line_x(c), g.line_y(r)))
+                found.append((a0 + a1 * y, y))
+    return nominal, found
+
+
+def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA):
+    """The homography correction the crossings agree on (RANSAC: a line taken for its neighbour's
+    edge disagrees with the others and is left out), the crossings that agree, and how far it
+    moves them; None when too few agree or it moves them further than was looked."""
+    nominal, found = _crossing_pairs(lines, g)
+    if len(nominal) < params.min_crossings:
+        return None
+    correction, inliers = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, params.agree_mm)
+    if correction is None or int(inliers.sum()) < params.min_crossings:
+        return None
+    moved = np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max()
+    if not moved <= reach + 2:           # a correction reaching further than was looked: astray
+        return None
+    return correction, int(inliers.sum()), float(moved)
+
+
+def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
+                      g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int]:
+    """The lock checked from the inside out: the outer fence lines looked for again where the
+    inner ones put them.
+
+    An outer line has the board's margin beside it, and a print's border or
+    the cardboard's edge can look like a path there; a homography can bend to
+    take such an edge for the line (a perspective that spaces the lines
+    unevenly) while most crossings still agree. The inner lines have spaces on
+    both sides. So the board is placed by the crossings of inner lines alone,
+    the outer lines are looked for near where that puts them, and the lock
+    that more crossings agree with is kept.
+    """
+    lines = fence_lines(gray, h, ds, params.near_mm, params.max_slope / 3, params, g)
+    nominal, found = _crossing_pairs(lines, g, inner=True)
+    if len(nominal) < params.min_inner_crossings:
+        return h, used
+    inner, _ = cv2.findHomography(np.array(nominal), np.array(found), 0)
+    if inner is None:
+        return h, used
+    moved = np.abs(cv2.perspectiveTransform(crossings()[None], inner)[0] - crossings()).max()
+    if not moved <= params.search_mm:
+        return h, used
+    again = h @ inner
+    for _ in range(2):
+        fitted = _fit_crossings(fence_lines(gray, again, ds, params.near_mm, params.max_slope / 3, params, g),
+                                params.near_mm, params, g)
+        if fitted is None:
+            return h, used
+        again = again @ fitted[0]
+    return (again, fitted[1]) if fitted[1] > used else (h, used)

@@ -47,6 +47,8 @@ class FindBoard:
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart (the training art's) ...
     slot_widths_mm: tuple = (3.0, 4.5, 6.0, 8.0)  # ... and the printed paths of other prints, and fence sticks
     min_read_crossings: int = 12     # a board read agrees with at least this many of the 24 crossings
+    outer_check_below: int = 22      # a lock with fewer crossings agreeing has its outer lines checked ...
+    min_inner_crossings: int = 6     # ... from the inner lines' crossings (of 8), where this many are found
     max_seconds: float = 1.8         # the search for the board gives up after this much CPU time (then says what
     #                                  it missed): on 2 idle cores no photo takes more than 2 s, and on a loaded
     #                                  machine the reading is the same, only slower
@@ -115,6 +117,13 @@ class AssembleFarm:
     max_tries: int = 8               # the most doubtful elements tried, and at most ...
     max_near_tries: int = 4          # ... this many more of those a warning names (or their edges)
     max_changes: int = 3             # elements changed together, at most
+    # every farm at the end of a game is legal (the rules): the fences are decoded as the likeliest
+    # set that encloses pastures (:func:`vision.agricola.assemble.legal_fences`), and while the farm
+    # still breaks a rule, the space reading that brings it nearest to legal is taken (:func:`settle`)
+    fenced_kind_weight: float = 1.0  # how much a fenced space's reading as a room or field counts against it
+    min_pasture_empty: float = 1e-3  # a space read as empty less likely than this is never fenced
+    settle_readings: int = 8         # the readings of each space that settling may choose from
+    settle_rounds: int = 15          # spaces changed one after the other, at most
     # the count heads are read as if every count had been equally common in training (where big
     # counts are made common on purpose, :func:`crowded`): their training frequencies divided out
     even_prior_heads: tuple = ("animals", "crops")

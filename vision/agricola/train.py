@@ -32,6 +32,7 @@ class Training:
     photo_megapixels: tuple = (1.5, 5.0)
     flat_farms: int = 1600                # farmyards drawn flat, jittered and cut
     wide_art: float = 0.6                 # the share of flat farms drawn in the wide family (render.wide_style)
+    wide_photos: float = 0.5              # the share of farmyard photos drawn in the wide family
     reader_photos: int = 800              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
@@ -54,8 +55,22 @@ class Training:
 TRAINING = Training()
 
 
-def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str = "agricola") -> list[tuple[Path, dict]]:
-    """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing), with their truth."""
+def wide_photo(seed: int, index: int, share: float) -> bool:
+    """Whether photo ``index`` of the training set ``seed`` is drawn in the wide family (a
+    ``share`` of them, the same ones for the same seed).
+
+    >>> [wide_photo(1000, i, 0.5) for i in range(6)] == [wide_photo(1000, i, 0.5) for i in range(6)]
+    True
+    >>> sum(wide_photo(1000, i, 0.5) for i in range(400)) in range(170, 231)
+    True
+    """
+    return bool(np.random.default_rng([seed, index, 31]).random() < share)
+
+
+def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str = "agricola",
+              wide: float = 0.0) -> list[tuple[Path, dict]]:
+    """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing), with their
+    truth; a share ``wide`` of them drawn in the wide family (:func:`wide_photo`)."""
     from vision.render import photo_name, write_photo
     from vision.truth import find_truth
 
@@ -64,7 +79,8 @@ def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str 
     for i in range(n):
         name = photo_name(game, seed, i)
         if find_truth(folder / f"{name}.jpg") is None:
-            write_photo(game, seed, i, str(folder), megapixels=megapixels, split="train")
+            style = {"style": "wide"} if wide and wide_photo(seed, i, wide) else {}
+            write_photo(game, seed, i, str(folder), megapixels=megapixels, split="train", **style)
         pairs.append((folder / f"{name}.jpg", json.loads(find_truth(folder / f"{name}.jpg").read_text())))
         if (i + 1) % 200 == 0:
             log(f"  {i + 1}/{n} photos")
@@ -437,8 +453,10 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     board network learns from them; the space and fence crops are cut from
     them (:func:`photo_examples`) and from farms drawn flat
     (:func:`flat_examples`). The same seed gives the same models, up to
-    floating-point differences between machines. ``only="readers"`` trains the space and fence
-    models alone, from the first :attr:`Training.reader_photos` photos and the flat farms.
+    floating-point differences between machines. A share :attr:`Training.wide_photos` of the
+    farmyard photos is drawn in the wide family. ``only="readers"`` trains the space and fence
+    models alone, from the first :attr:`Training.reader_photos` photos and the flat farms;
+    ``only="board"`` the board model alone.
     """
     import tempfile
     from dataclasses import asdict
@@ -456,13 +474,14 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
         say(f"[{time.perf_counter() - t0:6.0f} s] {msg}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}")
+    wide = f"-wide{round(100 * params.wide_photos)}" if params.wide_photos else ""
+    cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}{wide}")
     trained = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
 
-    n_photos = params.photos if only is None else min(params.photos, params.reader_photos)
+    n_photos = params.photos if only != "readers" else min(params.photos, params.reader_photos)
     log(f"{n_photos} photos of the set {1000 + seed} (cached in {cache})")
-    pairs = photo_set(n_photos, 1000 + seed, cache, params.photo_megapixels, log)
-    if only is None:
+    pairs = photo_set(n_photos, 1000 + seed, cache, params.photo_megapixels, log, wide=params.wide_photos)
+    if only in (None, "board"):
         others = [pair for game in ("avenue", "carcassonne")
                   for pair in photo_set(params.other_games, 1000 + seed, cache, params.photo_megapixels, log, game)]
         xs, ys = board_examples(pairs + others)
@@ -470,6 +489,9 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
         export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
                {"labels": ["table", "board"], "input": "colour photo, vision.agricola.locate.mask_input",
                 "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
+        if only == "board":
+            log(f"wrote {out / 'agricola-board'}.onnx ({(out / 'agricola-board.onnx').stat().st_size / 1024:.0f} KiB)")
+            return 0
 
     log("cutting spaces and fence edges from the photos")
     photo = photo_examples(pairs, np.random.default_rng(seed), params, log)
