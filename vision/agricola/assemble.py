@@ -228,7 +228,8 @@ def legal_fences(fence_p: np.ndarray, kind_p: np.ndarray, params: AssembleFarm =
     score = np.where(count <= agricola.MAX_FENCES + 0.5, score, -np.inf)
     best = int(np.argmax(score))
     weight = np.exp(score - score[best])
-    prob = np.clip((weight @ rim + (weight @ within) * divide) / weight.sum(), 0.0, 1.0)
+    # a fence between two fenced spaces is as likely as the model reads it: the rules say nothing of it
+    prob = np.clip((weight @ rim + (weight @ within) * p) / weight.sum(), 0.0, 1.0)
     return (rim[best] > 0) | ((within[best] > 0) & divide), prob
 
 
