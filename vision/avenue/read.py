@@ -111,9 +111,19 @@ def read_cells(cells: np.ndarray, unprinted: np.ndarray, template, models: Avenu
     n = len(cells)
     pred = Prediction(both.probs[:n], both.labels).surer(Prediction(both.probs[n:], both.labels))
     ink = road_ink(cells, pred, template)
-    if ink is not None and ink < ASSEMBLE.faint_pen_ink:
-        pred = pred.reweighted(FAINT_PEN_PRIOR)
-    return pred, ink
+    return under_faint_pen(pred, ink), ink
+
+
+def under_faint_pen(pred: Prediction, ink: float | None, faint_below: float = ASSEMBLE.faint_pen_ink,
+                    prior: dict = FAINT_PEN_PRIOR) -> Prediction:
+    """The cells' prediction on a sheet whose roads are drawn ``ink`` dark: under ``prior``
+    where that is fainter than ``faint_below`` (a light pencil), as it is otherwise.
+
+    >>> pred = Prediction(np.array([[0.7, 0.3], [0.99, 0.01]]), ("none", "NS"))
+    >>> under_faint_pen(pred, 0.1).best, under_faint_pen(pred, 0.5).best, under_faint_pen(pred, None).best
+    (['NS', 'none'], ['none', 'none'], ['none', 'none'])
+    """
+    return pred.reweighted(prior) if ink is not None and ink < faint_below else pred
 
 
 def read_column(column: np.ndarray, models: AvenueModels = AVENUE_MODELS) -> Prediction:
