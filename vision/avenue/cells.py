@@ -42,6 +42,8 @@ class Cut:
     even_light_mm: float = 3.0   # light evened out over this scale before cutting cells (0: not at all)
     box_light_mm: float = 8.0    # the same for the score column (a felt-tip digit has wide strokes and blots)
     print_group: int = 3         # cells printed alike, at least this many, have their common print removed
+    grapes_by_count: bool = True  # grapes of either colour printed alike: one group per count (the
+                                  # bunches' shape and place, not their colour: a grey look sees shape)
     print_slack_px: int = 1      # the common print is widened by this much (cells lie a pixel apart)
     print_gain: tuple = (0.2, 3.0)  # a cell's print may be this much fainter or stronger than its group's
     faint_border_px: int = 6     # a piece's frame (grid lines, box lines), left out when judging its ink
@@ -51,6 +53,8 @@ class Cut:
     pen_ink: float = 0.45        # faint ink is raised to this darkness ...
     faintest_ink: float = 0.03   # ... but by at most pen_ink / faintest_ink
     gain_radius_px: int = 5      # the ink near a pixel, that sets its gain, is looked for this far
+    column_shift_px: int = 2     # the score column is read five times: as cut, and moved this far
+                                 # up, down, left and right (vision.avenue.cells.shifted_looks)
 
 
 CUT = Cut()
@@ -174,14 +178,19 @@ def cut_column(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = 
     return cut(rectified, px_per_mm, column_boxes(geometry, params), params.box_px, light_mm=params.box_light_mm)
 
 
-def print_groups(template, min_size: int = CUT.print_group) -> list[list[int]]:
+def print_groups(template, min_size: int = CUT.print_group,
+                 by_count: bool = CUT.grapes_by_count) -> list[list[int]]:
     """Cells printed alike, as lists of piece indices (row by row): every farm house, and the
-    grapes of one colour and count; only groups of at least ``min_size`` cells.
+    grapes of one count (``by_count``: of either colour, since their contrast is evened per cell
+    in :func:`remove_print`; else of one colour and count); only groups of at least ``min_size``
+    cells.
 
     >>> from scoring.avenue import DEFAULT_TEMPLATE
     >>> groups = print_groups(DEFAULT_TEMPLATE)
     >>> [2, 14, 17, 20, 37, 40] in groups                  # the six farms of the default pad
     True
+    >>> [3, 5, 16, 24, 41] in groups, [3, 24, 41] in print_groups(DEFAULT_TEMPLATE, by_count=False)
+    (True, True)
     """
     groups: dict[tuple, list[int]] = {}
     for r, row in enumerate(template.cells):
@@ -189,7 +198,7 @@ def print_groups(template, min_size: int = CUT.print_group) -> list[list[int]]:
             if printed.kind == "farm":
                 key = ("farm",)
             elif printed.kind == "grapes":
-                key = ("grapes", printed.colour, printed.count)
+                key = ("grapes", printed.count) if by_count else ("grapes", printed.colour, printed.count)
             else:
                 continue
             groups.setdefault(key, []).append(r * len(row) + c)
@@ -220,7 +229,7 @@ def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
     """
     out = pieces.copy()
     k = 2 * params.print_slack_px + 1
-    for group in print_groups(template, params.print_group):
+    for group in print_groups(template, params.print_group, params.grapes_by_count):
         stack = pieces[group].astype(np.float32)
         depths = 255.0 - stack                                  # how dark each cell is, 0 on paper
         # each cell's print may be fainter or stronger (glare, shadow, ink): first its contrast
@@ -326,6 +335,27 @@ def prepare_cells(rectified: np.ndarray, px_per_mm: float, template, geometry: A
     as_they_are = cut_cells(rectified, px_per_mm, geometry, replace(params, even_light_mm=0.0))
     lit = cut_cells(rectified, px_per_mm, geometry, params)
     return as_they_are, strengthen_faint_ink(remove_print(lit, template, params), params)
+
+
+def shifted_looks(pieces: np.ndarray, shift_px: int = CUT.column_shift_px) -> np.ndarray:
+    """Five looks at each piece, stacked ``(5 * N, h, w)``: as it is, then moved ``shift_px`` right,
+    left, down and up (the edge pixels repeated). A hand that writes higher, lower or wider in its
+    box than the hands the model learnt is read at least once where the model expects it, and
+    the looks' mean is surer than any one of them. ``shift_px`` 0: the pieces alone.
+
+    >>> piece = np.full((1, 40, 40), 255, np.uint8); piece[0, 10:30, 20] = 0
+    >>> looks = shifted_looks(piece, 2)
+    >>> looks.shape, [int(np.argmin(look[20])) for look in looks]
+    ((5, 40, 40), [20, 22, 18, 20, 20])
+    """
+    if shift_px <= 0:
+        return pieces
+    looks = [pieces]
+    for dx, dy in ((shift_px, 0), (-shift_px, 0), (0, shift_px), (0, -shift_px)):
+        move = np.float32([[1, 0, dx], [0, 1, dy]])
+        looks.append(np.stack([cv2.warpAffine(p, move, p.shape[::-1], borderMode=cv2.BORDER_REPLICATE)
+                               for p in pieces]) if len(pieces) else pieces)
+    return np.concatenate(looks)
 
 
 def prepare_column(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
