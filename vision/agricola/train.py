@@ -33,7 +33,7 @@ class Training:
     flat_farms: int = 1600                # farmyards drawn flat, jittered and cut
     wide_art: float = 0.6                 # the share of flat farms drawn in the wide family (render.wide_style)
     wide_photos: float = 0.0              # the share of farmyard photos drawn in the wide family (0.5 was tried for
-    #                                       the board model and the readers: no gain on the proxy's tuning seed 101)
+    #                                       the board model and the readers: no gain on tuning seed 101, docs/agricola-reader.md)
     reader_photos: int = 800              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
