@@ -66,7 +66,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     where its foot is; and it drops what is surely no meeple. ``unlike_art`` (squares, their
     tiles ``(type, rotation)``, points ``(N, 2)`` on them -> ``(N,)``: how much more the photo
     differs from the user's own tile there than over the tile), where given, drops a meeple seen
-    where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`).
+    where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`). ``new_to_art`` (squares,
+    points -> ``(N,)``: how far the photo's patch there is from every patch of the user's art), given with
+    both others and :attr:`MeepleFinding.judge`, has every peak weighed by all its cues at once instead
+    (:func:`_judged_meeples`).
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -173,7 +176,7 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     pose, foot = poses(np.array([m.at for m in peaks]))
     likely = judge.probability([m.peak for m in peaks], unlike_art(squares, [tiles[sq] for sq in squares], points),
                                1 - pose[:, 0], new_to_art(squares, points))
-    kept: list[SeenMeeple] = []
+    kept: list[tuple[SeenMeeple, int]] = []
     for n in np.argsort(-likely, kind="stable"):
         m = peaks[n]
         if likely[n] < judge.keep or any(math.dist(m.at, k.at) < judge.apart for k, _ in kept):
