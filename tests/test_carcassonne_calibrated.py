@@ -220,3 +220,74 @@ def test_the_art_unlike_the_exemplar_is_where_something_covers_it():
     r = carc_calibration.unlike_exemplar(calib, np.concatenate([covered, covered, noisy]), [0, 0, 0],
                                          [(0.7, 0.3), (0.3, 0.7), (0.7, 0.3)])
     assert r[0] > 3 * max(r[1], r[2]), r
+
+
+def _poses(none: float):
+    """A meeple model that finds ``none`` (its probability) at every window and the foot where the map put it."""
+    def poses(at):
+        at = np.asarray(at, float).reshape(-1, 2)
+        return np.tile([none, 1 - none, 0.0], (len(at), 1)), np.zeros((len(at), 2))
+    return poses
+
+
+@pytest.mark.parametrize("novelty, kept", [(3.0, 0), (12.0, 1)])
+def test_a_meeple_on_the_users_art_is_judged_by_how_foreign_it_is_to_the_art(novelty, kept):
+    """Under a calibration every peak is weighed by all its cues: a peak the meeple model and the
+    tile's own exemplar both take for a meeple is still no meeple where the photo's patch is like
+    some patch of the user's art (a bright field, another copy's tree), and is one where it is like none."""
+    from vision.carcassonne import assemble, meeples
+
+    asked = []
+
+    def new_to_art(squares, at):
+        asked.append((list(squares), np.asarray(at).round(2).tolist()))
+        return np.full(len(squares), novelty)
+
+    a = assemble.assemble_layout({(0, 0): _tile_with_a_meeple("B:0")}, decode.tile_labels(),
+                                 meeple_params=meeples.CALIBRATED_MEEPLES, poses=_poses(0.001),
+                                 unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
+                                 new_to_art=new_to_art)
+    assert len(a.layout.meeples) == kept
+    assert asked and asked[0][0] == [(0, 0)] and asked[0][1] == [[0.5, 0.5]]
+    if kept:
+        assert a.layout.meeples[0].colour == "yellow" and a.confidences["meeple:0"] >= meeples.MEEPLE_JUDGE.keep
+
+
+def test_two_peaks_of_other_colours_on_one_spot_are_one_meeple_the_likelier():
+    """The meeple map may see one meeple as two colours at once: judged, the likelier stays alone."""
+    from vision.carcassonne import assemble, meeples
+
+    p, m, _ = _tile_with_a_meeple("B:0")
+    m[0, 5:7, 7:9], m[3, 5:7, 7:9] = 0.3, 0.7                 # a blue peak 2 cells east: 0.14 of a tile
+    a = assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels(),
+                                 meeple_params=meeples.CALIBRATED_MEEPLES, poses=_poses(0.001),
+                                 unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
+                                 new_to_art=lambda squares, at: np.full(len(squares), 12.0))
+    assert [x.colour for x in a.layout.meeples] == ["yellow"]
+
+
+def test_the_meeple_judge_believes_each_cue():
+    """More of any cue (the map's peak, the photo unlike the tile, the meeple model's belief, the patch
+    foreign to the art) never makes a meeple less likely."""
+    from vision.carcassonne.meeples import MEEPLE_JUDGE
+
+    base = dict(peak=0.6, ratio=3.0, not_none=0.95, novelty=6.0)
+    p0 = MEEPLE_JUDGE.probability(**base)
+    for cue, more in (("peak", 0.9), ("ratio", 9.0), ("not_none", 0.999), ("novelty", 9.0)):
+        assert MEEPLE_JUDGE.probability(**{**base, cue: more}) > p0, cue
+
+
+def test_a_patch_of_the_users_own_art_is_not_foreign_to_it():
+    """:func:`new_to_art`: the art's own patches (on the tile, or moved on it by a copy's noise) are
+    near; a blob on the tile is far."""
+    rng = np.random.default_rng(5)
+    art = rng.normal(size=(1, 3, 48, 48)).astype(np.float32)
+    calib = carc_calibration.Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1), "",
+                                         extra={"pixels": carc_calibration.pixel_features(art),
+                                                "label_of": np.zeros(1, np.int16)})
+    covered = art.copy()
+    covered[0, :, 8:18, 28:38] = 2.5                      # near (u, v) = (0.7, 0.3)
+    noisy = art + rng.normal(scale=0.2, size=art.shape).astype(np.float32)
+    r = carc_calibration.new_to_art(calib, np.concatenate([covered, covered, noisy]),
+                                    [(0.7, 0.3), (0.3, 0.7), (0.7, 0.3)], chunk=2)
+    assert r[0] > 2 * max(r[1], r[2]), r

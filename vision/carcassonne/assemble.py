@@ -11,7 +11,7 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.decode import DECODE, Decode, EMPTY, decode_layout, parse_label, twin_share
-from vision.carcassonne.meeples import MEEPLES, MeepleFinding, across_seams, find_meeples
+from vision.carcassonne.meeples import MEEPLES, MeepleFinding, MeepleJudge, SeenMeeple, across_seams, find_meeples
 from vision.carcassonne.regions import feature_at
 
 
@@ -53,7 +53,8 @@ def _components(squares: set) -> list[set]:
 
 def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
                     decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
-                    poses: Callable | None = None, unlike_art: Callable | None = None) -> Assembled:
+                    poses: Callable | None = None, unlike_art: Callable | None = None,
+                    new_to_art: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -65,7 +66,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     where its foot is; and it drops what is surely no meeple. ``unlike_art`` (squares, their
     tiles ``(type, rotation)``, points ``(N, 2)`` on them -> ``(N,)``: how much more the photo
     differs from the user's own tile there than over the tile), where given, drops a meeple seen
-    where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`).
+    where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`). ``new_to_art`` (squares,
+    points -> ``(N,)``: how far the photo's patch there is from every patch of the user's art), given with
+    both others and :attr:`MeepleFinding.judge`, has every peak weighed by all its cues at once instead
+    (:func:`_judged_meeples`).
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -95,35 +99,11 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
             best = [i for i in np.argsort(-p) if i != empty][0]
             alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
     meeples, mconf = [], []
-    lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
-    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
-             for seen in find_meeples(sq, cells[sq][1], replace(meeple_params, min_peak=lowest))]
-    if unlike_art is not None and meeple_params.unlike_art > 0 and peaks:
-        # a meeple hides the art: what looks like one but is the tile's own art is not one
-        ratio = unlike_art([m.square for m in peaks], [decoded.tiles[m.square] for m in peaks],
-                           np.array([(m.u, m.v) for m in peaks]))
-        peaks = [m for m, r in zip(peaks, ratio) if r >= meeple_params.unlike_art]
-    seen_all = across_seams([m for m in peaks if m.peak >= meeple_params.min_peak], meeple_params)
-    if poses is not None:
-        # the closer look at each meeple seen, and at the peaks too faint for the map alone that
-        # are clear of every meeple it found (the first ``sure`` candidates are the map's own)
-        candidates, sure = list(seen_all), len(seen_all)
-        for m in peaks:
-            if m.peak < meeple_params.min_peak and all(math.dist(m.at, k.at) > meeple_params.faint_clear
-                                                       for k in candidates):
-                candidates.append(m)
-        pose, foot = poses(np.array([m.at for m in candidates])) if candidates else ((), ())
-        kept = []
-        for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
-            if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
-                continue
-            m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
-            x, y = m.at[0] + f[0], m.at[1] + f[1]
-            square = (int(math.floor(x)), int(math.floor(y)))
-            if square in decoded.tiles:          # the foot, where the closer look puts it
-                m = replace(m, square=square, u=x - square[0], v=y - square[1])
-            kept.append(m)
-        seen_all = kept
+    judge = meeple_params.judge
+    if judge is not None and poses is not None and unlike_art is not None and new_to_art is not None:
+        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art)
+    else:
+        seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art)
     for seen in seen_all:
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
@@ -143,3 +123,72 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
                    key=lambda n: (n not in changed, confidences[n]))
     return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
+
+
+def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFinding, poses: Callable | None,
+                  unlike_art: Callable | None) -> list[SeenMeeple]:
+    """The meeples on the layout's squares ``main`` (decoded as ``tiles``) by the thresholds of
+    ``meeple_params``: the meeple map's peaks, those on the user's own art dropped (``unlike_art``),
+    each looked at closer (``poses``: dropped where surely none, its pose and foot)."""
+    lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
+    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
+             for seen in find_meeples(sq, cells[sq][1], replace(meeple_params, min_peak=lowest))]
+    if unlike_art is not None and meeple_params.unlike_art > 0 and peaks:
+        # a meeple hides the art: what looks like one but is the tile's own art is not one
+        ratio = unlike_art([m.square for m in peaks], [tiles[m.square] for m in peaks],
+                           np.array([(m.u, m.v) for m in peaks]))
+        peaks = [m for m, r in zip(peaks, ratio) if r >= meeple_params.unlike_art]
+    seen_all = across_seams([m for m in peaks if m.peak >= meeple_params.min_peak], meeple_params)
+    if poses is not None:
+        # the closer look at each meeple seen, and at the peaks too faint for the map alone that
+        # are clear of every meeple it found (the first ``sure`` candidates are the map's own)
+        candidates, sure = list(seen_all), len(seen_all)
+        for m in peaks:
+            if m.peak < meeple_params.min_peak and all(math.dist(m.at, k.at) > meeple_params.faint_clear
+                                                       for k in candidates):
+                candidates.append(m)
+        pose, foot = poses(np.array([m.at for m in candidates])) if candidates else ((), ())
+        kept = []
+        for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
+            if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
+                continue
+            m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
+            x, y = m.at[0] + f[0], m.at[1] + f[1]
+            square = (int(math.floor(x)), int(math.floor(y)))
+            if square in tiles:          # the foot, where the closer look puts it
+                m = replace(m, square=square, u=x - square[0], v=y - square[1])
+            kept.append(m)
+        seen_all = kept
+    return seen_all
+
+
+def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, poses: Callable,
+                    unlike_art: Callable, new_to_art: Callable) -> list[SeenMeeple]:
+    """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
+    map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
+    the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``); the likely ones kept, one
+    of any colours within :attr:`MeepleJudge.apart` (the likelier), moved to their foot."""
+    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
+             for seen in find_meeples(sq, cells[sq][1], replace(MEEPLES, min_peak=judge.lowest_peak))]
+    if not peaks:
+        return []
+    squares, points = [m.square for m in peaks], np.array([(m.u, m.v) for m in peaks])
+    pose, foot = poses(np.array([m.at for m in peaks]))
+    likely = judge.probability([m.peak for m in peaks], unlike_art(squares, [tiles[sq] for sq in squares], points),
+                               1 - pose[:, 0], new_to_art(squares, points))
+    kept: list[tuple[SeenMeeple, int]] = []
+    for n in np.argsort(-likely, kind="stable"):
+        m = peaks[n]
+        if likely[n] < judge.keep or any(math.dist(m.at, k.at) < judge.apart for k, _ in kept):
+            continue
+        kept.append((m, n))
+    out = []
+    for m, n in sorted(kept, key=lambda t: t[1]):           # in the map's order
+        p, f = pose[n], foot[n]
+        m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)), confidence=float(likely[n]))
+        x, y = m.at[0] + f[0], m.at[1] + f[1]
+        square = (int(math.floor(x)), int(math.floor(y)))
+        if square in tiles:                      # the foot, where the closer look puts it
+            m = replace(m, square=square, u=x - square[0], v=y - square[1])
+        out.append(m)
+    return out

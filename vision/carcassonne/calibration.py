@@ -294,6 +294,58 @@ def unlike_exemplar(calib: "Calibration", views: np.ndarray, labels, at, reach: 
     return out
 
 
+def art_patches(calib: "Calibration", step: int = 4, reach: int = 1) -> np.ndarray:
+    """``(P, 3 * (2 reach + 1) ** 2)``: every patch of ``2 reach + 1`` cells square of the user's art,
+    in :func:`pixel_features`' 20 x 20 grid, from every ``step``-th exemplar (made once per calibration;
+    :func:`exemplar_calibration` orders its crops view by view, tile by tile, turn by turn, so the
+    fourth is each view's tiles in one turn: 16 views of 24 tiles, about 125,000 patches)."""
+    key = ("patches", step, reach)
+    if key not in calib.cache:
+        ex = calib.extra["pixels"].reshape(-1, 3, 20, 20)[::step]
+        w = 2 * reach + 1
+        calib.cache[key] = np.concatenate([ex[:, :, y:y + w, x:x + w].reshape(len(ex), -1)
+                                           for y in range(20 - w + 1) for x in range(20 - w + 1)]).astype(np.float32)
+    return calib.cache[key]
+
+
+def new_to_art(calib: "Calibration", views: np.ndarray, at, reach: int = 1, chunk: int = 64) -> np.ndarray:
+    """``(N,)``: how far the photo's patch around each point is from every patch of the user's art
+    (:func:`art_patches`, anywhere on any of their tiles), x 100. A meeple is foreign to the art; a
+    bright field, a tree or a house that merely looks like one is some tile's own, on this copy or
+    another (copies of a type differ in their trees and houses, so the tile's own exemplar is not
+    enough: :func:`unlike_exemplar`).
+
+    ``views`` ``(N, 3, H, W)`` crops as the tile model sees them, ``at`` ``(N, 2)`` points ``(u, v)``
+    on each tile (0 to 1).
+
+    >>> rng = np.random.default_rng(0)
+    >>> art = rng.normal(size=(1, 3, 48, 48)).astype(np.float32)
+    >>> calib = Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1), "", extra={
+    ...     "pixels": pixel_features(art), "label_of": np.zeros(1, np.int16)})
+    >>> hidden = art.copy(); hidden[0, :, 20:30, 20:30] = 3.0        # something on the tile's middle
+    >>> r = new_to_art(calib, np.concatenate([hidden, art]), [(0.5, 0.5), (0.5, 0.5)])
+    >>> bool(r[0] > 2 * r[1])
+    True
+    """
+    bank = art_patches(calib, reach=reach)
+    if not len(views):
+        return np.zeros(0)
+    squares = (bank ** 2).sum(1)
+    feats = pixel_features(views).reshape(len(views), 3, 20, 20)
+    patches = []
+    for n, (u, v) in enumerate(np.asarray(at, np.float64).reshape(-1, 2)):
+        y = min(19 - reach, max(reach, int(v * 20)))
+        x = min(19 - reach, max(reach, int(u * 20)))
+        patches.append(feats[n, :, y - reach:y + reach + 1, x - reach:x + reach + 1].reshape(-1))
+    patches = np.asarray(patches, np.float32)
+    out = np.empty(len(patches))
+    for a in range(0, len(patches), chunk):
+        p = patches[a:a + chunk]
+        d = squares[None] + (p ** 2).sum(1)[:, None] - 2 * p @ bank.T
+        out[a:a + chunk] = np.sqrt(np.maximum(d.min(1), 0)) * 100
+    return out
+
+
 def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
     """Logits from the similarity to the exemplars; ``empty`` where a crop is like none of them."""
     sim = exemplar_similarity(calib, embedding, views)

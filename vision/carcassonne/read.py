@@ -46,7 +46,8 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import Assembled, assemble_layout
-from vision.carcassonne.calibration import CALIBRATED_TILES, calibration_sha256, load_calibration, unlike_exemplar
+from vision.carcassonne.calibration import (CALIBRATED_TILES, calibration_sha256, load_calibration, new_to_art,
+                                           unlike_exemplar)
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
                                          read_cells, refit_to_tiles)
 from vision.carcassonne.cut import _apply, cut_tiles, normalise_tiles
@@ -245,9 +246,13 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         views = normalise_tiles(cut_tiles(image, fit.cell_to_image, squares))
         return unlike_exemplar(calib, views, [model.labels.index(f"{t}:{canonical_rotation(t, r)}") for t, r in tiles],
                                at)
+
+    def foreign(squares, at):
+        """How far the photo's patch at ``at`` is from every patch of the user's art."""
+        return new_to_art(calib, normalise_tiles(cut_tiles(image, fit.cell_to_image, squares)), at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
-                                unlike_art=unlike_art if mine else None)
+                                unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None)
     if not assembled.layout.tiles:
         raise _not_found(source)
     why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
