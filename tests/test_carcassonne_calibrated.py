@@ -206,17 +206,23 @@ def test_a_meeple_seen_where_the_photo_shows_the_users_own_art_is_dropped(ratio,
     assert len(b.layout.meeples) == 1 and len(asked) == 1
 
 
-def test_the_art_unlike_the_exemplar_is_where_something_covers_it():
-    """:func:`unlike_exemplar` on crops of one tile: a blob pasted on it stands out where it lies,
-    not elsewhere on the tile, and not on a copy that only differs by noise."""
-    rng = np.random.default_rng(4)
+def one_tile_art(seed: int, blob: float, noise: float):
+    """A calibration of one tile's random art, that art with a blob pasted near (u, v) = (0.7, 0.3),
+    and a copy of it that differs only by noise."""
+    rng = np.random.default_rng(seed)
     art = rng.normal(size=(1, 3, 48, 48)).astype(np.float32)
     calib = carc_calibration.Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1), "",
                                          extra={"pixels": carc_calibration.pixel_features(art),
                                                 "label_of": np.zeros(1, np.int16)})
     covered = art.copy()
-    covered[0, :, 8:18, 28:38] = 1.5                      # near (u, v) = (0.7, 0.3) of the tile
-    noisy = art + rng.normal(scale=0.3, size=art.shape).astype(np.float32)
+    covered[0, :, 8:18, 28:38] = blob
+    return calib, covered, art + rng.normal(scale=noise, size=art.shape).astype(np.float32)
+
+
+def test_the_art_unlike_the_exemplar_is_where_something_covers_it():
+    """:func:`unlike_exemplar` on crops of one tile: a blob pasted on it stands out where it lies,
+    not elsewhere on the tile, and not on a copy that only differs by noise."""
+    calib, covered, noisy = one_tile_art(seed=4, blob=1.5, noise=0.3)
     r = carc_calibration.unlike_exemplar(calib, np.concatenate([covered, covered, noisy]), [0, 0, 0],
                                          [(0.7, 0.3), (0.3, 0.7), (0.7, 0.3)])
     assert r[0] > 3 * max(r[1], r[2]), r
@@ -280,14 +286,7 @@ def test_the_meeple_judge_believes_each_cue():
 def test_a_patch_of_the_users_own_art_is_not_foreign_to_it():
     """:func:`new_to_art`: the art's own patches (on the tile, or moved on it by a copy's noise) are
     near; a blob on the tile is far."""
-    rng = np.random.default_rng(5)
-    art = rng.normal(size=(1, 3, 48, 48)).astype(np.float32)
-    calib = carc_calibration.Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1), "",
-                                         extra={"pixels": carc_calibration.pixel_features(art),
-                                                "label_of": np.zeros(1, np.int16)})
-    covered = art.copy()
-    covered[0, :, 8:18, 28:38] = 2.5                      # near (u, v) = (0.7, 0.3)
-    noisy = art + rng.normal(scale=0.2, size=art.shape).astype(np.float32)
+    calib, covered, noisy = one_tile_art(seed=5, blob=2.5, noise=0.2)
     r = carc_calibration.new_to_art(calib, np.concatenate([covered, covered, noisy]),
                                     [(0.7, 0.3), (0.3, 0.7), (0.7, 0.3)], chunk=2)
     assert r[0] > 2 * max(r[1], r[2]), r
