@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from scoring import agricola
-from scoring.agricola import (ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Edge, Farm, Farmyard,
+from scoring.agricola import (ANIMALS, COLUMNS, CROPS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Edge, Farm, Farmyard,
                               Fences, Space)
 from vision.agricola.params import ASSEMBLE, AssembleFarm, SPACE_HEADS
 
@@ -37,6 +37,15 @@ def _top(logp: np.ndarray, values, k: int, exclude=()) -> list[tuple[Any, float]
     return [(values[i], float(logp[i])) for i in order[:k]]
 
 
+def head_logp(probs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each space head's probabilities as log-probabilities that sum to one.
+
+    >>> [round(float(v), 3) for v in np.exp(head_logp({"stable": np.array([3.0, 1.0])})["stable"])]
+    [0.75, 0.25]
+    """
+    return {h: np.log(np.clip(np.asarray(v, np.float64), 1e-12, None) / np.sum(v)) for h, v in probs.items()}
+
+
 def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Space, float]]:
     """The readings of one space that the rules allow, most likely first, with their probabilities.
 
@@ -52,7 +61,7 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
     >>> [(space_text(s), round(q, 2)) for s, q in decode_space(p)[:2]]     # a room: no stable, no grain
     [('Rp2', 0.48), ('Fg2', 0.48)]
     """
-    lp = {h: np.log(np.clip(np.asarray(v, np.float64), 1e-12, None) / np.sum(v)) for h, v in probs.items()}
+    lp = head_logp(probs)
     pr = {h: np.exp(v) for h, v in lp.items()}
     kinds = list(SPACE_HEADS["kind"])
     counts_a = list(range(len(SPACE_HEADS["animals"])))
@@ -69,7 +78,7 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
     animal_options = sorted(animal_options, key=lambda t: -t[2])[:4]
     animal_options += [none] if none not in animal_options else []
     crop_options = [(None, 0, lp["crop"][0] + lp["crops"][0])]
-    for i, c in enumerate(("grain", "vegetables"), start=1):
+    for i, c in enumerate(CROPS, start=1):
         crop_options += [(c, n, lp["crop"][i] + v) for n, v in _top(lp["crops"], counts_c, 2, (0,))]
     crop_options = sorted(crop_options, key=lambda t: -t[2])[:3]
 
@@ -241,13 +250,13 @@ def space_logp(probs: dict[str, np.ndarray], space: Space) -> float:
     >>> round(space_logp(p, Space("room", people=2)), 3) == round(space_logp(p, Space("field", grain=1)), 3)
     True
     """
-    lp = {h: np.log(np.clip(np.asarray(v, np.float64), 1e-12, None) / np.sum(v)) for h, v in probs.items()}
+    lp = head_logp(probs)
     animal = next((a for a in ANIMALS if getattr(space, a)), None)
-    crop = next((c for c in ("grain", "vegetables") if getattr(space, c)), None)
+    crop = next((c for c in CROPS if getattr(space, c)), None)
     return float(lp["kind"][KINDS.index(space.kind)] + lp["stable"][int(space.stable)]
                  + lp["animal"][0 if animal is None else 1 + ANIMALS.index(animal)]
                  + lp["animals"][min(space.animals, len(lp["animals"]) - 1)]
-                 + lp["crop"][0 if crop is None else 1 + ("grain", "vegetables").index(crop)]
+                 + lp["crop"][0 if crop is None else 1 + CROPS.index(crop)]
                  + lp["crops"][min(getattr(space, crop) if crop else 0, len(lp["crops"]) - 1)]
                  + lp["people"][min(space.people, len(lp["people"]) - 1)])
 
@@ -320,7 +329,7 @@ def settle(values: dict[str, Any], probs: dict[str, dict], alternatives: dict[st
         _, _, name, alt, farm, findings = best
         if name is None:
             break
-        changed[name] = (changed.get(name, (values[name],))[0], alt)
+        changed = then(changed, {name: (values[name], alt)})
         values = dict(values, **{name: alt})
     return values, farm, findings, changed
 
@@ -371,6 +380,22 @@ def prefer_legal(values: dict[str, Any], alternatives: dict[str, list], conf: di
     return values, farm, findings, changed
 
 
+def then(changed: dict[str, tuple], more: dict[str, tuple]) -> dict[str, tuple]:
+    """Changes ``element -> (as classified, as kept)`` followed by ``more``: each element's first
+    reading and its last, and none that came back to where it was.
+
+    >>> then({"a": (1, 2), "b": (1, 2)}, {"a": (2, 3), "b": (2, 1), "c": (5, 6)})
+    {'a': (1, 3), 'c': (5, 6)}
+    """
+    out = dict(changed)
+    for name, (_, now) in more.items():
+        was = changed.get(name, more[name])[0]
+        out.pop(name, None)
+        if was != now:
+            out[name] = (was, now)
+    return out
+
+
 def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_board: dict | None = None,
                   params: AssembleFarm = ASSEMBLE) -> Assembled:
     """The farm from the classifiers' outputs (the board the right way up).
@@ -391,8 +416,8 @@ def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_b
     """
     off_board = off_board or {}
     values, alternatives, conf = {}, {}, {}
-    readings = [decode_space({h: v[i] for h, v in space_probs.items()}, keep=max(4, params.settle_readings))
-                for i in range(len(POSITIONS))]
+    heads = {agricola.space_name(p): {h: v[i] for h, v in space_probs.items()} for i, p in enumerate(POSITIONS)}
+    readings = [decode_space(probs, keep=max(4, params.settle_readings)) for probs in heads.values()]
     # the house: every room's vote, weighed by how surely it is a room
     house_lp = np.zeros(len(HOUSES))
     for i, cands in enumerate(readings):
@@ -416,11 +441,9 @@ def assemble_farm(space_probs: dict[str, np.ndarray], fence_p: np.ndarray, off_b
         if fenced != (read >= 0.5):
             decoded[e.name] = (not fenced, fenced)
 
-    values, farm, findings, changed = prefer_legal(values, alternatives, conf, house, off_board, params)
-    changed = decoded | changed
-    probs = {agricola.space_name(p): {h: v[i] for h, v in space_probs.items()} for i, p in enumerate(POSITIONS)}
-    values, farm, findings, settled = settle(values, probs, alternatives, house, off_board, params)
-    changed |= {n: (changed[n][0] if n in changed else was, now) for n, (was, now) in settled.items()}
+    values, farm, findings, repaired = prefer_legal(values, alternatives, conf, house, off_board, params)
+    values, farm, findings, settled = settle(values, heads, alternatives, house, off_board, params)
+    changed = then(then(decoded, repaired), settled)
     conf["house"] = house_conf                # the rooms' material, editable in review as ``house``
     for name, (_, kept) in changed.items():
         conf[name] = min(next((p for v, p in alternatives[name] if v == kept), 0.0), 0.5)
