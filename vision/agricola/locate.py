@@ -627,6 +627,15 @@ def _crossing_pairs(lines: dict, g: AgricolaBoard = AGRICOLA, inner: bool = Fals
     return nominal, found
 
 
+def crossings_moved(correction: np.ndarray) -> float:
+    """How far (mm) a board-mm correction moves the furthest of the 24 crossings.
+
+    >>> crossings_moved(np.array([[1, 0, 2.0], [0, 1, -1.0], [0, 0, 1]]))
+    2.0
+    """
+    return float(np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max())
+
+
 def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA):
     """The homography correction the crossings agree on (RANSAC: a line taken for its neighbour's
     edge disagrees with the others and is left out), the crossings that agree, and how far it
@@ -637,10 +646,10 @@ def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: Agric
     correction, inliers = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, params.agree_mm)
     if correction is None or int(inliers.sum()) < params.min_crossings:
         return None
-    moved = np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max()
+    moved = crossings_moved(correction)
     if not moved <= reach + 2:           # a correction reaching further than was looked: astray
         return None
-    return correction, int(inliers.sum()), float(moved)
+    return correction, int(inliers.sum()), moved
 
 
 def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
@@ -663,7 +672,7 @@ def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int],
     inner, _ = cv2.findHomography(np.array(nominal), np.array(found), 0)
     if inner is None:
         return h, used
-    moved = np.abs(cv2.perspectiveTransform(crossings()[None], inner)[0] - crossings()).max()
+    moved = crossings_moved(inner)
     if not moved <= params.search_mm:
         return h, used
     again = h @ inner
