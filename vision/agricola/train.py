@@ -490,10 +490,18 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
         export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
                {"labels": ["table", "board"], "input": "colour photo, vision.agricola.locate.mask_input",
                 "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
-        if only == "board":
-            log(f"wrote {out / 'agricola-board'}.onnx ({(out / 'agricola-board.onnx').stat().st_size / 1024:.0f} KiB)")
-            return 0
 
+    if only != "board":
+        train_readers(pairs, out, trained, params, seed, log)
+    names = {None: ("board", "spaces", "fences"), "board": ("board",), "readers": ("spaces", "fences")}[only]
+    for name in names:
+        log(f"wrote {out}/agricola-{name}.onnx ({(out / f'agricola-{name}.onnx').stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+def train_readers(pairs, out: Path, trained: dict, params: Training, seed: int, log=print) -> None:
+    """Train and export the space and fence models, from the crops of the photos ``pairs`` and of
+    farms drawn flat."""
     log("cutting spaces and fence edges from the photos")
     photo = photo_examples(pairs, np.random.default_rng(seed), params, log)
     log(f"drawing {params.flat_farms} farms flat")
@@ -513,6 +521,3 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
            {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,
             "input": "colour fence-edge crop, vision.agricola.cut.normalise_colour",
             "trained": trained | {"edges": len(fx)}}, params)
-    for name in ("agricola-board", "agricola-spaces", "agricola-fences")[0 if only is None else 1:]:
-        log(f"wrote {out / name}.onnx ({(out / f'{name}.onnx').stat().st_size / 1024:.0f} KiB)")
-    return 0
