@@ -125,14 +125,30 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
 
 
+def map_peaks(cells: dict, main: set, params: MeepleFinding) -> list[SeenMeeple]:
+    """The meeple map's peaks on the layout's squares ``main``, row by row (``params.min_peak``: the
+    faintest kept)."""
+    return [seen for sq in sorted(main, key=lambda s: (s[1], s[0])) for seen in find_meeples(sq, cells[sq][1], params)]
+
+
+def posed(m: SeenMeeple, pose: np.ndarray, foot: np.ndarray, tiles: dict) -> SeenMeeple:
+    """A meeple as the closer look sees it: ``pose`` (none, standing, lying) gives how surely it
+    lies, and it is moved to its ``foot`` (offset in tiles) where that is on a tile of ``tiles``."""
+    m = replace(m, lying=float(pose[2] / max(pose[1] + pose[2], 1e-9)))
+    x, y = m.at[0] + foot[0], m.at[1] + foot[1]
+    square = (int(math.floor(x)), int(math.floor(y)))
+    if square in tiles:
+        m = replace(m, square=square, u=x - square[0], v=y - square[1])
+    return m
+
+
 def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFinding, poses: Callable | None,
                   unlike_art: Callable | None) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` (decoded as ``tiles``) by the thresholds of
     ``meeple_params``: the meeple map's peaks, those on the user's own art dropped (``unlike_art``),
     each looked at closer (``poses``: dropped where surely none, its pose and foot)."""
     lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
-    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
-             for seen in find_meeples(sq, cells[sq][1], replace(meeple_params, min_peak=lowest))]
+    peaks = map_peaks(cells, main, replace(meeple_params, min_peak=lowest))
     if unlike_art is not None and meeple_params.unlike_art > 0 and peaks:
         # a meeple hides the art: what looks like one but is the tile's own art is not one
         ratio = unlike_art([m.square for m in peaks], [tiles[m.square] for m in peaks],
@@ -152,12 +168,7 @@ def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFind
         for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
             if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
                 continue
-            m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)))
-            x, y = m.at[0] + f[0], m.at[1] + f[1]
-            square = (int(math.floor(x)), int(math.floor(y)))
-            if square in tiles:          # the foot, where the closer look puts it
-                m = replace(m, square=square, u=x - square[0], v=y - square[1])
-            kept.append(m)
+            kept.append(posed(m, p, f, tiles))
         seen_all = kept
     return seen_all
 
@@ -168,8 +179,7 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
     the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``); the likely ones kept, one
     of any colours within :attr:`MeepleJudge.apart` (the likelier), moved to their foot."""
-    peaks = [seen for sq in sorted(main, key=lambda s: (s[1], s[0]))
-             for seen in find_meeples(sq, cells[sq][1], replace(MEEPLES, min_peak=judge.lowest_peak))]
+    peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
     squares, points = [m.square for m in peaks], np.array([(m.u, m.v) for m in peaks])
@@ -184,11 +194,5 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
         kept.append((m, n))
     out = []
     for m, n in sorted(kept, key=lambda t: t[1]):           # in the map's order
-        p, f = pose[n], foot[n]
-        m = replace(m, lying=float(p[2] / max(p[1] + p[2], 1e-9)), confidence=float(likely[n]))
-        x, y = m.at[0] + f[0], m.at[1] + f[1]
-        square = (int(math.floor(x)), int(math.floor(y)))
-        if square in tiles:                      # the foot, where the closer look puts it
-            m = replace(m, square=square, u=x - square[0], v=y - square[1])
-        out.append(m)
+        out.append(replace(posed(m, pose[n], foot[n], tiles), confidence=float(likely[n])))
     return out
