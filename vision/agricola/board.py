@@ -27,6 +27,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -446,46 +447,66 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
 
 
 def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH,
-                  grid: bool = True):
+                  grid: bool = True, search_on: Callable | None = None):
     """The board to read: ``found`` (from the shipped search or the calibrated one) if it is sure
-    (:attr:`vision.agricola.FindBoard.sure_crossings`), else what :func:`locate` finds from the
-    grid of fence lines, else ``found`` if it is whole; None if neither holds a whole board. ``report`` (the shipped search's) is told what
-    the grid search said (``report["grid"]``), for the one line on what was not found.
+    (:attr:`vision.agricola.FindBoard.sure_crossings`); else the board that :func:`locate` finds
+    from the grid of fence lines, if it is sure and agrees on more crossings; else the one of
+    ``found`` (if whole), that grid's board, and the board ``search_on()`` finds (the lock searched
+    on for longer; if whole) that agrees on the most crossings, the grid's on a tie. None if none
+    holds a whole board. ``report`` (the shipped search's) is told what the grid search said
+    (``report["grid"]``), for the one line on what was not found.
 
     A lock that is not sure is checked for going on past a side
     (:func:`goes_on`): part of a board is never read. Without ``grid`` the grid of fence lines
     is not looked for (another farmyard of a photo whose first is read: a chequered table
     holds a grid of lines too, so only the board model's own lock counts there).
     """
-    from vision.agricola.locate import shrink_to
     from vision.agricola.params import FIND
 
     report = {} if report is None else report
-    whole = None
     if found is not None and found.lines >= FIND.sure_crossings:
         return found
-    if found is not None:
-        k = min(1.0, params.long_side / max(image.shape[:2]))
-        work = shrink_to(image, k)[0] if k < 0.99 else image
-        k = work.shape[1] / image.shape[1]
-        to_work = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
-        side = goes_on(work, to_work @ found.h_mm_to_img, params)
-        if side is None:
-            whole = found
-        else:
-            report["grid"] = f"a lock onto part of a board (the grid goes on past its {side}) was refused"
+    whole = _whole(image, found, report, params)
     if not grid:
         return whole
     located = locate(image, params)
+    seen = None
     if located.found is not None:
         from vision.agricola.locate import board_mask
 
         mask = report.get("mask") or board_mask(image)       # the shipped search's, where it ran
         if board_seen(mask, located.found.corners) >= params.min_board_seen:
-            return located.found
-    why = located.why if located.found is None else "a grid of lines was found where the board model sees no farmyard"
-    report["grid"] = "; ".join(filter(None, [report.get("grid"), why]))
-    return whole
+            seen = located.found
+    if seen is None:
+        why = located.why if located.found is None else "a grid of lines was found where the board model sees no farmyard"
+        report["grid"] = "; ".join(filter(None, [report.get("grid"), why]))
+    elif seen.lines >= FIND.sure_crossings and (whole is None or seen.lines > whole.lines):
+        return seen
+    if search_on is not None:
+        longer = _whole(image, search_on(), report, params)
+        if longer is not None and (whole is None or longer.lines > whole.lines):
+            whole = longer
+    return max((b for b in (seen, whole) if b is not None), key=lambda b: b.lines, default=None)
+
+
+def _whole(image: np.ndarray, found, report: dict, params: BoardSearch = SEARCH):
+    """``found`` if it is a sure lock or stops at the board's sides (:func:`goes_on`), else None
+    (and ``report["grid"]`` says so)."""
+    from vision.agricola.locate import shrink_to
+    from vision.agricola.params import FIND
+
+    if found is None or found.lines >= FIND.sure_crossings:
+        return found
+    k = min(1.0, params.long_side / max(image.shape[:2]))
+    work = shrink_to(image, k)[0] if k < 0.99 else image
+    k = work.shape[1] / image.shape[1]
+    to_work = np.array([[k, 0, 0.5 * k - 0.5], [0, k, 0.5 * k - 0.5], [0, 0, 1]])
+    side = goes_on(work, to_work @ found.h_mm_to_img, params)
+    if side is None:
+        return found
+    refused = f"a lock onto part of a board (the grid goes on past its {side}) was refused"
+    report["grid"] = "; ".join(filter(None, [report.get("grid"), refused]))
+    return None
 
 
 def board_seen(mask: tuple[np.ndarray, float], corners: np.ndarray) -> float:

@@ -192,12 +192,12 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     (:attr:`FindBoard.wider_searches`: the outlines are far off, on a steep
     tilt or a pale board), and such a lock is kept only if it is sure.
 
-    The search stops after :attr:`FindBoard.max_seconds` with what it has;
+    The search stops after :attr:`FindBoard.lock_seconds` with what it has;
     ``report`` (a dict), when given, is told what was tried and missed
     (:func:`not_found_reason`), and keeps the board mask (``report["mask"]``).
     """
     report = {} if report is None else report
-    report.update(deadline=time.process_time() + params.max_seconds, outlines=0, best=None, timed_out=False)
+    report.update(deadline=time.process_time() + params.lock_seconds, outlines=0, best=None, timed_out=False)
     prob, k = board_mask(image, models, params)
     report["mask"] = (prob, k)                  # for a later check of another lock (vision.agricola.board)
     report["regions"] = len(outline_candidates(prob, params))

@@ -49,9 +49,11 @@ class FindBoard:
     min_read_crossings: int = 12     # a board read agrees with at least this many of the 24 crossings
     outer_check_below: int = 22      # a lock with fewer crossings agreeing has its outer lines checked ...
     min_inner_crossings: int = 6     # ... from the inner lines' crossings (of 8), where this many are found
-    max_seconds: float = 1.8         # the search for the board gives up after this much CPU time (then says what
-    #                                  it missed): on 2 idle cores no photo takes more than 2 s, and on a loaded
-    #                                  machine the reading is the same, only slower
+    lock_seconds: float = 0.3        # the lock onto the board model's outlines gives up after this much CPU time at
+    #                                  first; then the grid of fence lines is looked for (vision.agricola.board),
+    #                                  and only where that finds no sure board does the lock search on, until ...
+    max_seconds: float = 1.8         # ... this much CPU time in all, the grid's search apart (the calibrated search,
+    #                                  the set's colours, too); then the reader says in one line what it missed
     min_peak: float = 1.3            # a fence line's response over the median of those near it
     min_score: float = 1.25          # space-edge contrast needed to accept a board
     sure_crossings: int = 20         # a lock agreeing on this many crossings ends the search ...

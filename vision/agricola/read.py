@@ -22,7 +22,11 @@ The stages, each with its parameters in one dataclass at the top:
    apart, summed along every line near the expected one (:func:`find_line`,
    a Hough transform for one line), and the lines' 24 crossings correct the
    homography, a few times over. A board is accepted when its spaces' edges
-   stand out (:func:`structure_score`, :attr:`FindBoard.min_score`).
+   stand out (:func:`structure_score`, :attr:`FindBoard.min_score`). The
+   search is short at first (:attr:`FindBoard.lock_seconds`): a lock that is
+   not sure is weighed against the board found from the grid of fence lines
+   alone (:func:`vision.agricola.board.confirm_board`), and only where neither
+   is sure does the lock search on (:attr:`FindBoard.max_seconds`).
 3. **Rectify and cut** (:func:`cut_spaces`, :func:`cut_fences`). The board is
    warped onto :data:`vision.geometry.AGRICOLA`'s frame; each space is cut
    from fence line to fence line, each fence edge as a strip along its slot
@@ -65,6 +69,8 @@ Every key may be left out; the names are those of the farm's JSON form
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -78,7 +84,7 @@ from vision.agricola.cut import (board_white, cut_fences, cut_spaces, meadow_whi
                                  rectify_board, shrink, stick_fences)
 from vision.agricola.locate import find_board, not_found_reason
 from vision.agricola.offboard import check_off_board, off_board_values, side_values
-from vision.agricola.params import ASSEMBLE, AgricolaModels, MODELS
+from vision.agricola.params import ASSEMBLE, FIND, AgricolaModels, MODELS
 from vision.agricola.windows import fence_window, space_window
 from vision.reading import GameReader
 
@@ -132,6 +138,31 @@ def label_counts(model) -> dict[str, list]:
     return json.loads(model.session.get_modelmeta().custom_metadata_map.get("label_counts", "{}"))
 
 
+def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=None, another: bool = False,
+                    search: dict | None = None):
+    """The farmyard board to read in a BGR photo (:class:`vision.agricola.locate.Found`), or None.
+
+    With a calibration's colour ``table``, its search first (the set's meadow and paths). Then the
+    board model's lock, short at first, weighed against the grid of fence lines and searched on
+    where neither is sure (:func:`vision.agricola.board.confirm_board`); ``another``: the lock
+    only. ``search`` (a dict) is told what was tried, for :func:`not_found_reason`.
+    """
+    from vision.agricola.board import confirm_board
+    from vision.agricola.calibration import find_board_calibrated
+
+    search = {} if search is None else search
+    found = find_board_calibrated(image, table) if table is not None else None
+    longer = None
+    if found is None:
+        start = time.process_time()
+        found = find_board(image, models, report=search)
+        spent = time.process_time() - start
+        # the longer search has what the first left of FindBoard.max_seconds (the grid's search has its own)
+        longer = lambda: find_board(image, models, replace(FIND, lock_seconds=max(FIND.lock_seconds, FIND.max_seconds - spent)),
+                                    report=search)
+    return confirm_board(image, found, search, grid=not another, search_on=longer)
+
+
 def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
                   off_board: dict | None = None, models: AgricolaModels = MODELS, calibration=None,
                   another: bool = False):
@@ -145,18 +176,14 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     ``another``: a farmyard besides one already read in the photo, found by the board model's own
     lock only (:func:`vision.agricola.board.confirm_board` without the grid of lines).
     """
-    from vision.agricola.calibration import calibrated_readings, find_board_calibrated, load_calibration
+    from vision.agricola.calibration import calibrated_readings, load_calibration
 
     table = load_calibration(calibration)
     from vision.classify import classifier
     from vision.reading import Reading
 
     search: dict = {}
-    found = find_board_calibrated(image, table) if table is not None else None
-    if found is None:
-        found = find_board(image, models, report=search)
-    from vision.agricola.board import confirm_board    # a lock that is not sure: the grid of fence lines
-    found = confirm_board(image, found, search, grid=not another)
+    found = locate_farmyard(image, models, table, another, search)
     if found is None:
         raise UserError.naming(source, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
     clock.lap("locate")
