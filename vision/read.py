@@ -151,11 +151,13 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
             if not detect.is_not_found(e):
                 raise
             refused = str(e)
-        # what the photo shows instead, for the message: the other readers asked, most likely first
+        # what the photo shows instead, for the message: the other readers that the cue holds
+        # likelier than the game given are asked, most likely first (each costs a search, so a
+        # photo of the game given whose board is not found is refused at once)
         cue = detect.game_cue(image)
         for other in detect.reading_order(cue):
             if other == game:
-                continue
+                break
             try:
                 READERS[other](image, source, _Clock(), **_options_for(other, options, True))
             except Exception:            # only a hint: whatever stops another reader, it names nothing
