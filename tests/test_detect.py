@@ -57,7 +57,7 @@ def test_the_cue_puts_avenue_first_for_the_avenue_samples(photo):
 def test_a_portrait_photo_is_turned_before_shrinking():
     image = read_photo_file(PHOTOS["avenue"]).image
     upright = np.ascontiguousarray(np.rot90(image))
-    assert detect.small_photo(upright).shape == detect.small_photo(image).shape == (144, 192, 3)
+    assert detect.small_photo(upright).shape == detect.small_photo(image).shape == (detect.DETECT.height, detect.DETECT.width, 3)
 
 
 # ---------------------------------------------------------------------------

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
 # ---------------------------------------------------------------------------
 # The game detector of vision.detect: which game a photo shows, from the photo
-# shrunk to 192 x 144 pixels (a cue only; the readers' own checks decide).
+# shrunk to 256 x 192 pixels (a cue only; the readers' own checks decide).
 #
 #     python -m vision.train --game detector --seed 0 --out models/
 #
@@ -101,13 +101,13 @@ def main(argv: list[str] | None = None) -> int:
 class DetectorTraining:
     """The detector's training: data, network and schedule."""
 
-    photos: int = 200                  # photos per game
+    photos: int = 500                  # photos per game
     photo_set: int = 11                # the seed of the rendered set (the benchmark is set 1)
     megapixels: tuple = (0.5, 1.5)
     cache: str = "/tmp/scorelens-train-cache/detector"   # rendered photos, one folder per game
     zoom_views: int = 1                # views per photo cut around its board (the board 1/3 to 3/4 of the view)
     width: int = 16                    # channels of the first convolution
-    epochs: int = 16
+    epochs: int = 14
     batch: int = 32
     lr: float = 3e-3
     weight_decay: float = 1e-3

@@ -5,7 +5,7 @@ not know the game. It asks, in this order:
 
 1. **The cue** (:func:`game_cue`): a tiny ONNX classifier
    (``models/game-detector.onnx``, trained by ``python -m vision.train
-   --game detector``) looks at the photo shrunk to 192 x 144 pixels and
+   --game detector``) looks at the photo shrunk to 256 x 192 pixels and
    says how likely each game is. It costs a few milliseconds.
 2. **The readers' own checks**, most likely game first
    (:func:`reading_order`): each reader refuses a photo that is not its
@@ -27,7 +27,7 @@ photo shows instead (:func:`refusal`):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -45,8 +45,8 @@ class Detect:
     """Parameters of the cue."""
 
     model: str = "game-detector"   # models/NAME.onnx
-    width: int = 192               # the photo is shrunk to width x height (portrait photos turned first)
-    height: int = 144
+    width: int = 256               # the photo is shrunk to width x height (portrait photos turned first):
+    height: int = 192              # the size a model is trained for (a model's own input size wins)
 
 
 DETECT = Detect()
@@ -62,10 +62,10 @@ def small_photo(image: np.ndarray, params: Detect = DETECT) -> np.ndarray:
     30.2 ms median on the 180 photos of ``/work/sets/mix7-*``, 2 busy cores, load 7.5).
 
     >>> small_photo(np.zeros((3000, 4000, 3), np.uint8)).shape
-    (144, 192, 3)
+    (192, 256, 3)
     >>> small_photo(np.zeros((4000, 3000, 3), np.uint8)).shape
-    (144, 192, 3)
-    >>> big = np.zeros((3000, 4000, 3), np.uint8); big[::2, ::2] = 200      # a fine pattern: its mean, not aliased
+    (192, 256, 3)
+    >>> big = np.zeros((3072, 4096, 3), np.uint8); big[::2, ::2] = 200      # a fine pattern: its mean, not aliased
     >>> int(small_photo(big).min()), int(small_photo(big).max())
     (50, 50)
     """
@@ -116,9 +116,11 @@ def _session(model: str):
 
 
 def game_cue(image: np.ndarray, params: Detect = DETECT) -> dict[str, float]:
-    """How likely each game is, from the photo shrunk (a BGR array): game -> probability."""
+    """How likely each game is, from the photo shrunk (a BGR array) to the size the model
+    takes: game -> probability."""
     session, labels = _session(params.model)
-    x = normalise_small(small_photo(image, params)[None])
+    height, width = session.get_inputs()[0].shape[2:]
+    x = normalise_small(small_photo(image, replace(params, width=width, height=height))[None])
     logits = session.run(None, {session.get_inputs()[0].name: x})[0][0].astype(np.float64)
     p = np.exp(logits - logits.max())
     p /= p.sum()
