@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     params = TRAINING
     if args.quick:
         params = replace(params, photos=8, flat_sheets=30, columns=60, printed_sheets=10, epochs=2, cell_photos=4,
-                         faint_sheets=10, varied_sheets=10,
+                         faint_sheets=10,
                          held_out_photos=4)
     torch.set_num_threads(params.threads)
     cv2.setNumThreads(params.threads)
