@@ -275,6 +275,8 @@ class Pen:
     colour: tuple[float, float, float]  # BGR 0..1
     width_mm: float
     opacity: float
+    tooth: float = 0.0               # 0..1: how much of the stroke the paper's tooth breaks away (grainy pencil)
+    pressure: float = 0.0            # 0..1: how much the ink fades and comes back along a stroke
 
 
 _PEN_COLOURS = {
@@ -314,6 +316,42 @@ def _segment_path(segment: str, box, shape: float = 1.0, n: int = 24) -> np.ndar
     ctrl = np.asarray(corner) + shape * (np.array([cx, cy]) - corner)
     t = np.linspace(0, 1, n)[:, None]
     return (1 - t) ** 2 * np.asarray(a) + 2 * t * (1 - t) * ctrl + t ** 2 * np.asarray(b)
+
+
+def _slid_path(segment: str, box, shape: float, ends: tuple[float, float], n: int = 24) -> np.ndarray:
+    """The path of ``segment`` across ``box`` with its ends slid along their edges by ``ends``
+    (mm, towards the right or down), as a player who draws off the midpoints or along an edge.
+
+    A curve's control point follows its ends (at ``shape=1`` it sits where the lines drawn square
+    from the two ends meet), so with ``ends=(0, 0)`` this is :func:`_segment_path`.
+
+    >>> box = (0.0, 0.0, 20.0, 20.0)
+    >>> bool(np.allclose(_slid_path("NE", box, 0.8, (0.0, 0.0)), _segment_path("NE", box, 0.8)))
+    True
+    >>> _slid_path("EW", box, 1.0, (-6.0, -6.0))[[0, -1]].tolist()      # along the top edge
+    [[20.0, 4.0], [0.0, 4.0]]
+    """
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    mid = {"N": (cx, y0), "S": (cx, y1), "E": (x1, cy), "W": (x0, cy)}
+    along = {"N": (1.0, 0.0), "S": (1.0, 0.0), "E": (0.0, 1.0), "W": (0.0, 1.0)}
+    a = np.asarray(mid[segment[0]]) + ends[0] * np.asarray(along[segment[0]])
+    b = np.asarray(mid[segment[1]]) + ends[1] * np.asarray(along[segment[1]])
+    t = np.linspace(0, 1, n)[:, None]
+    if segment in ("NS", "EW"):
+        return a * (1 - t) + b * t
+    corner = np.array([x1 if "E" in segment else x0, y0 if "N" in segment else y1])
+    square = np.array([a[0], b[1]]) if segment[0] in "NS" else np.array([b[0], a[1]])
+    ctrl = corner + shape * (square - corner)
+    return (1 - t) ** 2 * a + 2 * t * (1 - t) * ctrl + t ** 2 * b
+
+
+def _slid_ends(rng: np.random.Generator, slide: float, half_mm: float) -> tuple[float, float]:
+    """How far the two ends of one road slide along their edges (mm): mostly together (the road
+    drawn to one side, or hugging an edge), each a little on its own (the road drawn aslant)."""
+    together = rng.uniform(-slide, slide)
+    own = rng.uniform(-0.5 * slide, 0.5 * slide, 2)
+    return tuple(float(v) for v in np.clip(together + own, -0.8, 0.8) * half_mm)
 
 
 # ---------------------------------------------------------------------------
@@ -494,6 +532,8 @@ class Player:
     double_p: float                  # strokes gone over twice
     parallel: bool                   # draws each road as two parallel lines
     tallies: bool                    # writes the castle points and the total
+    slide: float = 0.0               # how far a road's ends slide along their edges, as a fraction of
+                                     # half a cell (0: at the midpoints, as the legend draws them)
 
 
 def random_player(rng: np.random.Generator, split: str = "train") -> Player:
@@ -543,18 +583,27 @@ def _hand_stroke(rng, path: np.ndarray, player: Player, aim=True) -> list[np.nda
     return [q]
 
 
-def _ink_stroke(mask: np.ndarray, pts_mm: np.ndarray, width_mm: float, ppm: float, rng) -> None:
-    """Draw a polyline into the ink mask with a width that varies along it."""
+def _ink_stroke(mask: np.ndarray, pts_mm: np.ndarray, width_mm: float, ppm: float, rng,
+                pressure: float = 0.0) -> None:
+    """Draw a polyline into the ink mask with a width that varies along it, and with
+    ``pressure`` > 0 an ink that fades and comes back (a light hand, a pen lifted at the ends)."""
     if len(pts_mm) < 2:
         return
     px = np.round((pts_mm * ppm - 0.5) * 16).astype(np.int32)
     n = len(px)
     widths = width_mm * (1 + _smooth(rng, n, 0.15)) * ppm
-    step = 6
+    ink = np.full(n, 255.0)
+    if pressure > 0:
+        fade = np.abs(_smooth(rng, n, pressure))
+        if rng.random() < 0.5:                              # lifted at the ends
+            fade += pressure * np.clip(1 - np.minimum(np.arange(n), np.arange(n)[::-1]) / 4, 0, 1)
+        ink = 255.0 * np.clip(1 - fade, 0.15, 1.0)
+        widths = widths * (0.75 + 0.25 * ink / 255.0)       # a light touch draws thinner too
+    step = 3 if pressure > 0 else 6
     for i in range(0, n - 1, step):
         chunk = px[i:min(n, i + step + 1)]
         t = max(1, int(round(widths[i])))
-        cv2.polylines(mask, [chunk.reshape(-1, 1, 2)], False, 255, t, cv2.LINE_AA, 4)
+        cv2.polylines(mask, [chunk.reshape(-1, 1, 2)], False, int(ink[i]), t, cv2.LINE_AA, 4)
 
 
 def draw_roads(mask: np.ndarray, sheet: avenue.Sheet, player: Player, ppm: float, rng) -> None:
@@ -566,7 +615,10 @@ def draw_roads(mask: np.ndarray, sheet: avenue.Sheet, player: Player, ppm: float
                 continue
             box = AVENUE.cell_box(r, c)
             shape = rng.uniform(*player.curve)
-            path = _segment_path(seg, box, shape)
+            if player.slide > 0:
+                path = _slid_path(seg, box, shape, _slid_ends(rng, player.slide, AVENUE.cell_mm / 2))
+            else:
+                path = _segment_path(seg, box, shape)
             if seg not in ("NS", "EW") and rng.random() < 0.12:      # a right angle through the centre
                 x0, y0, x1, y1 = box
                 ctr = ((x0 + x1) / 2, (y0 + y1) / 2)
@@ -582,10 +634,10 @@ def draw_roads(mask: np.ndarray, sheet: avenue.Sheet, player: Player, ppm: float
                     normal = np.c_[-tangent[:, 1], tangent[:, 0]] / (np.linalg.norm(tangent, axis=1)[:, None] + 1e-9)
                     pp = path + normal * off
                 for part in _hand_stroke(rng, pp, player):
-                    _ink_stroke(mask, part, player.pen.width_mm, ppm, rng)
+                    _ink_stroke(mask, part, player.pen.width_mm, ppm, rng, player.pen.pressure)
                 if rng.random() < player.double_p:
                     for part in _hand_stroke(rng, pp, player):
-                        _ink_stroke(mask, part, player.pen.width_mm, ppm, rng)
+                        _ink_stroke(mask, part, player.pen.width_mm, ppm, rng, player.pen.pressure)
 
 
 def _box_px(box, ppm):
@@ -651,7 +703,25 @@ def _texture_ink(alpha: np.ndarray, pen: Pen, rng) -> np.ndarray:
     elif pen.kind == "marker":
         a = cv2.GaussianBlur(a, (0, 0), 0.8)
         a = np.minimum(a * 1.15, 1.0)
+    if pen.tooth > 0:
+        a *= _paper_tooth((h, w), pen.tooth, rng)
     return a * pen.opacity
+
+
+def _paper_tooth(shape: tuple[int, int], tooth: float, rng) -> np.ndarray:
+    """Where a light pen touches the paper, 0..1: the tops of the paper's grain take the ink and the
+    hollows do not, so a soft pencil's stroke breaks into specks. ``tooth`` 0..1 is how much of
+    the stroke is lost (at 0.5 about half).
+
+    >>> t = _paper_tooth((200, 200), 0.5, np.random.default_rng(0))
+    >>> 0.35 < float(t.mean()) < 0.65, float(t.min()) >= 0.0, float(t.max()) <= 1.0
+    (True, True, True)
+    """
+    grain = rng.normal(0, 1, shape).astype(np.float32)
+    grain = cv2.GaussianBlur(grain, (0, 0), float(rng.uniform(0.5, 1.5)))
+    grain /= float(grain.std()) + 1e-6
+    sharp = float(rng.uniform(1.5, 5.0))
+    return (1.0 / (1.0 + np.exp(-(grain - (2 * tooth - 1) * 1.2) * sharp))).astype(np.float32)
 
 
 def _composite(img: np.ndarray, alpha: np.ndarray, pen: Pen) -> np.ndarray:

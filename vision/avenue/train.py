@@ -73,6 +73,11 @@ class Training:
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
+    varied_sheets: int = 0            # flat sheets drawn by many more pens and hands, under other light,
+                                      # for the cell model only (vision.avenue.train.varied_pieces); 300
+                                      # were tried on 2026-11-27 and not kept (docs/avenue.md): the
+                                      # shipped cell model was trained with none
+    varied_px_per_mm: tuple = (4.0, 10.0)   # drawn this fine, then brought down to px_per_mm
     printed_sheets: int = 250         # sheets of random layouts, blank or played, for the template model
     px_per_mm: float = 4.0            # the rectified frame, as read (vision.avenue.rectify)
     width: int = 12                   # channels of the first convolution (then x2, x4)
@@ -200,6 +205,130 @@ def faint_pieces(n: int, rng: np.random.Generator, params: Training):
         sheet = draw.random_state(rng, "random" if rng.random() < 0.3 else None)
         flat = draw.draw_sheet(sheet, rng, px_per_mm=params.px_per_mm, player=faint_player(rng))
         if rng.random() < 0.7:
+            flat = cast_shadow(flat, rng)
+        cells.append(np.concatenate(prepare_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm,
+                                                  sheet.template)))
+        labels += sheet_labels(sheet)[0] * 2       # both looks (vision.avenue.cells.prepare_cells)
+    return np.concatenate(cells), np.array(labels)
+
+
+#: Kinds of pen of :func:`varied_player`, and how often each is drawn.
+VARIED_PENS = {"pencil": 0.4, "ballpoint": 0.35, "gel": 0.1, "marker": 0.15}
+
+
+def varied_colour(rng: np.random.Generator, kind: str) -> tuple[float, float, float]:
+    """A pen's colour (BGR 0..1) drawn from the whole range of dark-enough inks: any hue, from grey
+    to vivid, from black to mid-tone; a pencil's grey leans a little warm or cool.
+
+    >>> c = varied_colour(np.random.default_rng(1), "ballpoint")
+    >>> len(c), all(0.0 <= v <= 1.0 for v in c)
+    (3, True)
+    """
+    import colorsys
+
+    if kind == "pencil":
+        grey = float(rng.uniform(0.15, 0.5))
+        tint = rng.uniform(-0.04, 0.04, 3)
+        return tuple(float(np.clip(grey + t, 0, 1)) for t in tint)
+    hue, sat = float(rng.random()), float(rng.uniform(0.0, 0.95))
+    value = float(rng.uniform(0.05, 0.65 if kind != "marker" else 0.75))
+    r, g, b = colorsys.hsv_to_rgb(hue, sat, value)
+    return (b, g, r)
+
+
+def varied_pen(rng: np.random.Generator):
+    """A pen from a much wider range than :func:`vision.avenue.render.random_pen`: light grainy
+    pencils down to a sixth of black, ballpoints that fade with the hand's pressure and skip,
+    gel pens and markers of any colour and width.
+
+    >>> pens = [varied_pen(np.random.default_rng(s)) for s in range(40)]
+    >>> min(p.opacity * (1 - max(p.colour)) for p in pens if p.kind == "pencil") < 0.3
+    True
+    """
+    from vision.avenue import render as draw
+
+    kinds = list(VARIED_PENS)
+    kind = kinds[int(rng.choice(len(kinds), p=list(VARIED_PENS.values())))]
+    colour = varied_colour(rng, kind)
+    if kind == "pencil":            # contrast against the paper: a third of a ballpoint's, up to a dark pencil's
+        contrast = float(rng.uniform(0.15, 0.6))
+        return draw.Pen(kind, colour, float(rng.uniform(0.25, 1.0)), min(1.0, contrast / (1 - max(colour))),
+                        tooth=float(rng.uniform(0.2, 0.75)), pressure=float(rng.uniform(0.0, 0.5)))
+    if kind == "ballpoint":
+        return draw.Pen(kind, colour, float(rng.uniform(0.22, 0.8)), float(rng.uniform(0.5, 1.0)),
+                        tooth=float(rng.uniform(0.0, 0.3)) if rng.random() < 0.4 else 0.0,
+                        pressure=float(rng.uniform(0.0, 0.6)))
+    if kind == "gel":
+        return draw.Pen(kind, colour, float(rng.uniform(0.4, 1.2)), float(rng.uniform(0.75, 1.0)),
+                        pressure=float(rng.uniform(0.0, 0.3)))
+    return draw.Pen(kind, colour, float(rng.uniform(0.8, 2.8)), float(rng.uniform(0.6, 1.0)),
+                    pressure=float(rng.uniform(0.0, 0.3)))
+
+
+def varied_player(rng: np.random.Generator):
+    """A player drawn from a much wider range than :func:`vision.avenue.render.random_player`:
+    roads drawn off the edges' midpoints, aslant or hugging an edge, wobbling, overshooting or
+    stopping short, gone over twice, with a :func:`varied_pen`.
+
+    >>> p = varied_player(np.random.default_rng(0))
+    >>> 0.0 <= p.slide <= 0.75 and p.pen is p.column_pen
+    True
+    """
+    from vision.avenue import render as draw
+
+    player = draw.random_player(rng, "train")
+    pen = varied_pen(rng)
+    lo = float(rng.uniform(0.35, 0.9))
+    return replace(player, pen=pen, column_pen=pen, curve=(lo, lo + float(rng.uniform(0.05, 0.5))),
+                   wobble_mm=float(rng.uniform(0.05, 1.1)), aim_mm=float(rng.uniform(0.2, 2.8)),
+                   overshoot_mm=(float(rng.uniform(-3.0, 0.0)), float(rng.uniform(0.2, 4.0))),
+                   gap_p=float(rng.uniform(0, 0.2)), double_p=float(rng.uniform(0, 0.35)),
+                   slide=float(rng.uniform(0.0, 0.75)))
+
+
+def cast_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Other light over a flat sheet: a lamp's warm or cool cast, a patch of glare that washes the
+    ink out, and a hard-edged shadow (a phone, a hand held close), each now and then.
+
+    >>> flat = np.full((60, 80, 3), 200, np.uint8)
+    >>> cast_light(flat, np.random.default_rng(3)).shape
+    (60, 80, 3)
+    """
+    h, w = img.shape[:2]
+    out = img.astype(np.float32)
+    if rng.random() < 0.5:                              # warm (tungsten) or cool light
+        warmth = rng.uniform(-0.1, 0.3)
+        out *= np.float32([1 - warmth, 1 - 0.4 * warmth, 1 + 0.1 * warmth])[None, None, :]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if rng.random() < 0.35:                             # glare: towards white, less contrast
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        r = rng.uniform(0.05, 0.4) * w
+        glare = np.exp(-((xx - cx) ** 2 + ((yy - cy) * rng.uniform(0.5, 2.0)) ** 2) / (2 * r * r))
+        glare *= rng.uniform(0.3, 0.85)
+        out = out * (1 - glare[:, :, None]) + 255.0 * glare[:, :, None]
+    if rng.random() < 0.3:                              # a hard-edged shadow across part of the sheet
+        a = rng.uniform(0, 2 * np.pi)
+        d = np.cos(a) * (xx - rng.uniform(0, w)) + np.sin(a) * (yy - rng.uniform(0, h))
+        edge = rng.uniform(1.0, 12.0)
+        out *= (1 - rng.uniform(0.2, 0.55) / (1 + np.exp(np.clip(d / edge, -30, 30))))[:, :, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def varied_pieces(n: int, rng: np.random.Generator, params: Training):
+    """Cells of ``n`` flat sheets drawn by :func:`varied_player`, drawn finer and brought down to the
+    reader's scale (a grainy stroke averages out as a camera's would), under :func:`cast_light`
+    and often :func:`cast_shadow`, then jittered."""
+    from vision.avenue import render as draw
+
+    cells, labels = [], []
+    for _ in range(n):
+        sheet = draw.random_state(rng, "random" if rng.random() < 0.4 else None)
+        ppm = float(rng.uniform(*params.varied_px_per_mm))
+        flat = draw.draw_sheet(sheet, rng, px_per_mm=ppm, player=varied_player(rng))
+        size = (int(round(AVENUE.width_mm * params.px_per_mm)), int(round(AVENUE.height_mm * params.px_per_mm)))
+        flat = cv2.resize(flat, size, interpolation=cv2.INTER_AREA)
+        flat = cast_light(flat, rng)
+        if rng.random() < 0.5:
             flat = cast_shadow(flat, rng)
         cells.append(np.concatenate(prepare_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm,
                                                   sheet.template)))
@@ -426,6 +555,10 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         ac, acy = faint_pieces(params.faint_sheets, np.random.default_rng([seed, 3]), params)
         pc = np.concatenate([pc, xc])
         cells, cell_y = np.concatenate([cells, xc, ac]), np.concatenate([cell_y, xcy, acy])
+        if params.varied_sheets:
+            log(f"drawing {params.varied_sheets} flat sheets by many more pens and hands, under other light")
+            vc, vcy = varied_pieces(params.varied_sheets, np.random.default_rng([seed, 4]), params)
+            cells, cell_y = np.concatenate([cells, vc]), np.concatenate([cell_y, vcy])
     log(f"{len(cells)} cells ({len(pc)} from photos), {len(column)} column boxes ({len(pk)} from photos)")
 
     data = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
