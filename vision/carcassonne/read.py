@@ -46,8 +46,8 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import Assembled, assemble_layout
-from vision.carcassonne.calibration import (CALIBRATED_TILES, calibration_sha256, load_calibration, new_to_art,
-                                           unlike_exemplar)
+from vision.carcassonne.calibration import (CALIBRATED_TILES, art_regions, calibration_sha256, load_calibration,
+                                           new_to_art, unlike_exemplar)
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
                                          read_cells, refit_to_tiles)
 from vision.carcassonne.cut import _apply, cut_tiles, normalise_tiles
@@ -65,6 +65,21 @@ from vision.reading import GameReader
 
 # ---------------------------------------------------------------------------
 # Reading a photo
+
+@dataclass(frozen=True)
+class Read:
+    """Choices of reading a photo with a calibration."""
+
+    art_regions: bool = False       # under an exemplar calibration, a meeple's feature from the parts as the user's
+    #                                 own tiles draw them (:func:`art_regions`: the proxy's roads fitted 0.085 wide
+    #                                 against our 0.055), not as ours do. Off: on tuning seeds 101/102 the meeples
+    #                                 found were put on the right feature about as often (the tile right: 276 / 299
+    #                                 against 277 / 300; the meeple model's pose decides near a boundary), though
+    #                                 the position alone says more with them (267 against 253 on seed 101)
+
+
+READ = Read()
+
 
 def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
                 params: Lattice = LATTICE, presence: bool | None = None):
@@ -252,7 +267,8 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         return new_to_art(calib, normalise_tiles(cut_tiles(image, fit.cell_to_image, squares)), at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
-                                unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None)
+                                unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
+                                regions=art_regions(calib) if mine and READ.art_regions else None)
     if not assembled.layout.tiles:
         raise _not_found(source)
     why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
