@@ -57,9 +57,12 @@ class Lattice:
     turned: bool = True             # the tiles are read at last turned every way too, and the readings averaged
     by_likeness: bool = True        # under an exemplar calibration, lattices are chosen by how like the user's
     #                                 tiles their squares are (continuous), not by how many pass as tiles
-    retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),), (("local", True), ("candidates", 1)))
-    #                                 other ways to find the lines (parameters changed), tried while no lattice's
-    #                                 squares look like tiles; the last only for the best vanishing points (CPU)
+    retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),))   # other ways to find the
+    #                                 lines (parameters changed), tried while no lattice's squares look like tiles
+    last_way: tuple = (("local", True), ("candidates", 1))   # reading a layout, the way tried after those (the
+    #                                 pitch in windows, for the best vanishing points only: CPU); not in calibration,
+    #                                 whose block search takes the best block of every way (on the unseen-art
+    #                                 sample it then took a block a little off, and read the photo no more)
     local: bool = False             # the pitch from windows of the picture (:func:`local_period`), not one comb
     window_tiles: float = 3.5       # ... windows this many tiles wide (and one tall)
     window_layout: float = 0.3      # ... counted where the layout model's mean tile probability is at least this

@@ -75,7 +75,7 @@ class Read:
     #                                 against our 0.055), not as ours do. Off: on tuning seeds 101/102 the meeples
     #                                 found were put on the right feature about as often (the tile right: 276 / 299
     #                                 against 277 / 300; the meeple model's pose decides near a boundary), though
-    #                                 the position alone says more with them (267 against 253 on seed 101)
+    #                                 the position alone says more with them (265 against 253 on seed 101)
 
 
 READ = Read()
@@ -86,7 +86,7 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
     While no lattice found has squares that the tile model takes for tiles,
-    the lines are looked for again in the other ways of :attr:`Lattice.retries`
+    the lines are looked for again in the other ways of :attr:`Lattice.retries` and :attr:`Lattice.last_way`
     (a table's own pattern can outvote the tiles' edges), then on each group of
     tiles that the layout model sees apart (:func:`layout_parts`: clutter can
     look like tiles); the lattice that looks most like tiles is read.
@@ -112,7 +112,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     def looked(lmap) -> bool:
         """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
         nonlocal chosen
-        for way in ((),) + params.retries:   # a busy table (a chequered cloth) can hide the tiles' lines
+        # a busy table (a chequered cloth) can hide the tiles' lines
+        for way in ((),) + params.retries + ((params.last_way,) if params.last_way else ()):
             fit = find_lattice(image, lmap, replace(params, **dict(way)))
             for candidate in [fit] + fit.others if fit is not None else []:   # runners-up while the best looks empty
                 tried = choose_lattice(image, candidate, model, params=params)
