@@ -290,3 +290,63 @@ def test_a_patch_of_the_users_own_art_is_not_foreign_to_it():
     r = carc_calibration.new_to_art(calib, np.concatenate([covered, covered, noisy]),
                                     [(0.7, 0.3), (0.3, 0.7), (0.7, 0.3)], chunk=2)
     assert r[0] > 2 * max(r[1], r[2]), r
+
+
+def _drifting_lines(pitch_from: float, pitch_to: float, width: int = 720, height: int = 160, seed: int = 0):
+    """A picture of upright lines (the gradient across them) whose pitch drifts from ``pitch_from`` at the
+    left to ``pitch_to`` at the right, as a lattice's does under vanishing points a little off; weaker
+    lines half-way between (roads and walls across the tiles' middles) and noise (the art)."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(width, dtype=float)
+    pitch = pitch_from + (pitch_to - pitch_from) * x / width
+    phase = np.cumsum(1.0 / pitch)                       # lines where the phase passes a whole number
+    edge = np.abs(phase - np.round(phase)) * pitch < 1.0
+    middle = np.abs(phase - np.floor(phase) - 0.5) * pitch < 1.0
+    row = 3.0 * edge + 1.5 * middle
+    return (row[None] + rng.random((height, width)) * 2.5).astype(np.float32)
+
+
+def test_the_tile_pitch_is_found_in_windows_where_the_lines_drift():
+    """:func:`local_period`: where the lines' pitch drifts across the layout (36 to 44 pixels), the windows'
+    autocorrelations find the tile's pitch (or half of it, the lines across the middles: the tile model
+    then tells which, :func:`choose_lattice`) under noise as strong as the lines."""
+    across = _drifting_lines(36.0, 44.0)
+    found = lattice.local_period(across, np.ones_like(across), 14.0, 80.0, 40.0)
+    tile_or_half = lambda p: 36.0 <= p <= 44.0 or 18.0 <= p <= 22.0
+    assert tile_or_half(found), found
+    noise = np.random.default_rng(1).random(across.shape).astype(np.float32) * 2.5
+    assert not tile_or_half(lattice.local_period(noise, np.ones_like(noise), 14.0, 80.0, 40.0) or 0.0)
+    # no window on tiles: no period
+    assert lattice.local_period(across, np.zeros_like(across), 14.0, 80.0, 40.0) is None
+
+
+def test_the_parts_are_drawn_as_wide_as_the_users_own_roads_and_cities():
+    """:func:`fit_regions` on tiles whose roads are twice as wide as ours and whose cities from edge to
+    edge are thinner: a meeple on the road's verge is on the road, a farmer beside the thin city in
+    the field, as the user's tiles draw them."""
+    from vision.carcassonne import regions
+
+    theirs = regions.Regions(size=20, road_half=0.115, band_half=0.18)
+    look = {"road": (1.0, 0.2, 0.0), "city": (-0.5, 0.8, 0.3), "field": (0.0, -0.6, 0.1), "cloister": (0.3, 0.3, 0.3)}
+    rng = np.random.default_rng(2)
+    arts = {t: np.stack([np.vectorize(lambda k, c=c: look[k][c])(regions._kinds(t, theirs)) for c in range(3)])
+            + rng.normal(scale=0.2, size=(3, 20, 20)) for t in "ABDEFGJKLUVWX"}
+    fitted = regions.fit_regions(arts)
+    assert abs(fitted.road_half - 0.115) < 0.02 and abs(fitted.band_half - 0.18) < 0.05, fitted
+    verge, beside = (0.5 + 0.09, 0.3), (0.5, 0.5 - 0.21)        # U: a road north to south; F: a city west to east
+    assert regions.feature_at("U", 0, *verge).startswith("field")
+    assert regions.feature_at("U", 0, *verge, g=fitted) == "road:N"
+    assert regions.feature_at("F", 0, *beside).startswith("city")
+    assert regions.feature_at("F", 0, *beside, g=fitted).startswith("field")
+
+
+def test_the_users_tiles_north_up_are_their_exemplars_labelled_unturned():
+    """:func:`art_tiles` takes each type's first exemplar labelled ``TYPE:0`` (the tile as printed)."""
+    labels = decode.tile_labels()
+    pixels = np.arange(4 * 1200, dtype=np.float32).reshape(4, 1200)
+    label_of = np.array([labels.index(x) for x in ("D:90", "D:0", "U:0", "D:0")], np.int16)
+    calib = carc_calibration.Calibration("exemplars", labels, np.zeros((1, 1)), np.zeros(1), "",
+                                         extra={"pixels": pixels, "label_of": label_of})
+    art = carc_calibration.art_tiles(calib)
+    assert sorted(art) == ["D", "U"] and art["D"].shape == (3, 20, 20)
+    assert art["D"].ravel()[0] == pixels[1, 0] and art["U"].ravel()[0] == pixels[2, 0]

@@ -12,7 +12,7 @@ import numpy as np
 from scoring import carcassonne as rules
 from vision.carcassonne.decode import DECODE, Decode, EMPTY, decode_layout, parse_label, twin_share
 from vision.carcassonne.meeples import MEEPLES, MeepleFinding, MeepleJudge, SeenMeeple, across_seams, find_meeples
-from vision.carcassonne.regions import feature_at
+from vision.carcassonne.regions import REGIONS, Regions, feature_at
 
 
 # ---------------------------------------------------------------------------
@@ -54,7 +54,7 @@ def _components(squares: set) -> list[set]:
 def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
                     decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
                     poses: Callable | None = None, unlike_art: Callable | None = None,
-                    new_to_art: Callable | None = None) -> Assembled:
+                    new_to_art: Callable | None = None, regions: Regions | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -69,7 +69,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`). ``new_to_art`` (squares,
     points -> ``(N,)``: how far the photo's patch there is from every patch of the user's art), given with
     both others and :attr:`MeepleFinding.judge`, has every peak weighed by all its cues at once instead
-    (:func:`_judged_meeples`).
+    (:func:`_judged_meeples`). ``regions`` (the parts' shape fitted to the user's own art:
+    :func:`vision.carcassonne.calibration.art_regions`), where given, says which feature a meeple stands on.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -106,7 +107,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art)
     for seen in seen_all:
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
-        feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from)
+        feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from,
+                             g=regions if regions is not None else REGIONS)
         meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
         mconf.append(seen.confidence)
         if feature.startswith("city") and twin_share(cands[seen.square], tile) > meeple_params.pennant_doubt:

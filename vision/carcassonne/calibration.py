@@ -346,6 +346,32 @@ def new_to_art(calib: "Calibration", views: np.ndarray, at, reach: int = 1, chun
     return out
 
 
+def art_tiles(calib: "Calibration") -> dict:
+    """Each tile type's look in the user's own art, north up, as it lay in the calibration photo: type
+    -> ``(3, 20, 20)`` :func:`pixel_features` (the first exemplar labelled ``TYPE:0``: of the first
+    view, :func:`exemplar_calibration` cuts the tiles as found first)."""
+    labels = calib.labels
+    out: dict = {}
+    pixels = calib.extra["pixels"]
+    for i, k in enumerate(calib.extra["label_of"].astype(np.int64)):
+        name, _, rotation = str(labels[k]).partition(":")
+        if rotation == "0" and name not in out:
+            out[name] = pixels[i].reshape(3, 20, 20)
+    return out
+
+
+def art_regions(calib: "Calibration | None"):
+    """The drawn shape of the parts fitted to the user's own tiles (:func:`vision.carcassonne.regions.fit_regions`:
+    a road's width, how far the cities reach in), made once per calibration; None without an exemplar calibration."""
+    from vision.carcassonne.regions import fit_regions
+
+    if calib is None or calib.method != "exemplars" or "pixels" not in calib.extra:
+        return None
+    if "regions" not in calib.cache:
+        calib.cache["regions"] = fit_regions(art_tiles(calib))
+    return calib.cache["regions"]
+
+
 def exemplar_logits(calib: "Calibration", embedding: np.ndarray, views: np.ndarray) -> np.ndarray:
     """Logits from the similarity to the exemplars; ``empty`` where a crop is like none of them."""
     sim = exemplar_similarity(calib, embedding, views)

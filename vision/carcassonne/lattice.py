@@ -59,6 +59,15 @@ class Lattice:
     #                                 tiles their squares are (continuous), not by how many pass as tiles
     retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),))   # other ways to find the
     #                                 lines (parameters changed), tried while no lattice's squares look like tiles
+    last_way: tuple = (("local", True), ("candidates", 1))   # reading a layout, the way tried after those (the
+    #                                 pitch in windows, for the best vanishing points only: CPU); not in calibration,
+    #                                 whose block search takes the best block of every way (on the unseen-art
+    #                                 sample it then took a block a little off, and read the photo no more)
+    local: bool = False             # the pitch from windows of the picture (:func:`local_period`), not one comb
+    window_tiles: float = 3.5       # ... windows this many tiles wide (and one tall)
+    window_layout: float = 0.3      # ... counted where the layout model's mean tile probability is at least this
+    local_share: float = 0.55       # ... the longest lag peaking at least this share of the highest is the period
+    along_tiles: float = 0.35       # ... the gradient summed along the lines over this much of a tile first
     parts: int = 2                  # ... and then on each of the largest groups of tiles seen apart, this many
     part_thresholds: tuple = (0.75,)  # ... and then apart at these layout probabilities too (clutter joined to the
     #                                   layout at min_layout)
@@ -239,8 +248,64 @@ def _layout_in_work(lmap: LayoutMap, work_to_photo: np.ndarray, shape: tuple) ->
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT)
 
 
+def local_period(across: np.ndarray, weight: np.ndarray, lo: float, hi: float, tile: float,
+                 params: "Lattice | None" = None) -> float | None:
+    """The period (pixels, in ``[lo, hi]``) with which the lines of ``across`` repeat *locally*: the
+    lines run down the columns, ``across`` is how strongly each pixel shows one (the gradient across them).
+
+    The picture is cut into windows :attr:`Lattice.window_tiles` tiles wide and one tall (``tile``
+    pixels: the layout model's tile); in each window mostly on tiles (``weight``, the layout model's
+    tile probability) the columns are summed into a profile, its trend taken off, and its
+    autocorrelation added up over the windows. A square's cut edges repeat with the pitch over a few
+    tiles whatever the art between them, and the windows' autocorrelations agree even where a global
+    comb does not: vanishing points a little off change the pitch slowly across a large layout and
+    smear a profile summed over the whole frame (proxy tuning seed 103: the lines' comb scored the
+    tile pitch 0.02-0.1, a layout not found). As in :func:`fundamental`, the longest lag whose
+    autocorrelation peaks at least :attr:`Lattice.local_share` of the highest peak is the period
+    (the edges', or half of it where roads and walls cross the middles). None where no window is on tiles.
+
+    >>> x = np.arange(400)
+    >>> edges = np.tile((np.abs(((x - 7) % 40) - 20) > 18).astype(np.float32), (80, 1))
+    >>> noise = np.random.default_rng(0).random((80, 400)).astype(np.float32)
+    >>> round(local_period(edges + noise, np.ones((80, 400), np.float32), 14, 80, 40))
+    40
+    """
+    import cv2
+
+    params = params if params is not None else LATTICE
+    wx, wy = max(8, int(params.window_tiles * tile)), max(4, int(tile))
+    if across.shape[0] < wy or across.shape[1] < wx:
+        return None
+    width = max(3, int(lo) | 1)
+    edge = int(lo) // 2
+    lags = np.zeros(int(math.ceil(hi)) + 2)
+    for y in range(0, across.shape[0] - wy + 1, max(1, wy // 2)):
+        for x in range(0, across.shape[1] - wx + 1, max(1, wx // 3)):
+            w = weight[y:y + wy, x:x + wx]
+            share = float(w.mean())
+            if share < params.window_layout:
+                continue
+            p = (across[y:y + wy, x:x + wx] * w).sum(0)
+            p = (p - cv2.blur(p[None].astype(np.float32), (width, 1), borderType=cv2.BORDER_REFLECT)[0])[edge:len(p) - edge]
+            f = np.fft.rfft(p, 2 * len(p))
+            ac = np.fft.irfft(f * np.conj(f))[:len(lags)]
+            if ac[0] > 0:
+                lags[:len(ac)] += share * ac / ac[0]
+    lag = np.arange(len(lags))
+    peak = (lag >= lo) & (lag <= hi) & (lags > 0) & (lags >= np.r_[0, lags[:-1]]) & (lags >= np.r_[lags[1:], 0])
+    if not peak.any():
+        return None
+    top = lags[peak].max()
+    at = int(lag[peak & (lags >= params.local_share * top)].max())
+    if 0 < at < len(lags) - 1:            # between the pixels: a parabola through the peak
+        a, b, c = lags[at - 1], lags[at], lags[at + 1]
+        bend = a - 2 * b + c
+        return float(at + (0.5 * (a - c) / bend if bend < 0 else 0.0))
+    return float(at)
+
+
 def profile_pitches(gray: np.ndarray, tiles: np.ndarray, hl: np.ndarray, s: np.ndarray, lo: float, hi: float,
-                    most: int = 1600):
+                    most: int = 1600, local: float | None = None, params: "Lattice | None" = None):
     """The lines' pitch and phase along each axis of the line frame ``hl``, from the picture itself.
 
     The work picture is warped into the frame where the lattice's lines are
@@ -250,6 +315,11 @@ def profile_pitches(gray: np.ndarray, tiles: np.ndarray, hl: np.ndarray, s: np.n
     edge pixel votes, not only those LSD strung into segments: small layouts
     have few segments. Returns ``((pitch, phase, score), (pitch, phase, score))``
     for x and y.
+
+    ``local`` (the layout model's tile, frame pixels): the pitch is found by :func:`local_period`
+    instead, from the gradient first summed along the lines over a third of a tile (a straight
+    edge keeps its gradient, the art's texture averages out), and the phase by the profile's comb
+    at that pitch.
     """
     import cv2
 
@@ -266,7 +336,11 @@ def profile_pitches(gray: np.ndarray, tiles: np.ndarray, hl: np.ndarray, s: np.n
     flat = flat.astype(np.float32)
     out = []
     for axis in (0, 1):
-        grad = np.abs(cv2.Sobel(flat, cv2.CV_32F, 1 - axis, axis, ksize=3)) * weight
+        sobel = cv2.Sobel(flat, cv2.CV_32F, 1 - axis, axis, ksize=3)
+        if local is not None:           # summed along the lines first: straight edges stay, texture averages out
+            along = max(3, int(local * params.along_tiles) | 1)
+            sobel = cv2.blur(sobel, (1, along) if axis == 0 else (along, 1))
+        grad = np.abs(sobel) * weight
         profile = grad.sum(axis=axis)
         width = max(3, int(lo) | 1)
         trend = np.convolve(profile, np.ones(width) / width, mode="same")
@@ -276,7 +350,14 @@ def profile_pitches(gray: np.ndarray, tiles: np.ndarray, hl: np.ndarray, s: np.n
         if keep.sum() < 4:
             out.append((hi, 0.0, 0.0))
             continue
-        out.append(fundamental(pos[keep], peaks[keep], lo, hi))
+        if local is None:
+            out.append(fundamental(pos[keep], peaks[keep], lo, hi))
+            continue
+        period = local_period(grad if axis == 0 else grad.T, weight if axis == 0 else weight.T, lo, hi, local, params)
+        if period is None:
+            out.append((hi, 0.0, 0.0))
+            continue
+        out.append(comb(pos[keep], peaks[keep], period * 0.98, period * 1.02, 9))
     return out[0], out[1]
 
 
@@ -522,7 +603,8 @@ def find_lattice(image: np.ndarray, lmap: LayoutMap, params: Lattice = LATTICE,
         hl = line_frame(v1, v2, c)
         if params.profiles:
             (sx, px, _), (sy, py, _) = profile_pitches(gray, _layout_in_work(lmap, work_to_photo, gray.shape),
-                                                       hl, segs, lo, hi)
+                                                       hl, segs, lo, hi, local=tile * k if params.local else None,
+                                                       params=params)
         else:
             mids = _apply(np.linalg.inv(hl), (segs[:, :2] + segs[:, 2:]) / 2)
             sx, px, _ = fundamental(mids[ib, 0], weight[ib], lo, hi)      # lines through v2 have a constant x

@@ -46,8 +46,8 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.assemble import Assembled, assemble_layout
-from vision.carcassonne.calibration import (CALIBRATED_TILES, calibration_sha256, load_calibration, new_to_art,
-                                           unlike_exemplar)
+from vision.carcassonne.calibration import (CALIBRATED_TILES, art_regions, calibration_sha256, load_calibration,
+                                           new_to_art, unlike_exemplar)
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
                                          read_cells, refit_to_tiles)
 from vision.carcassonne.cut import _apply, cut_tiles, normalise_tiles
@@ -66,12 +66,27 @@ from vision.reading import GameReader
 # ---------------------------------------------------------------------------
 # Reading a photo
 
+@dataclass(frozen=True)
+class Read:
+    """Choices of reading a photo with a calibration."""
+
+    art_regions: bool = False       # under an exemplar calibration, a meeple's feature from the parts as the user's
+    #                                 own tiles draw them (:func:`art_regions`: the proxy's roads fitted 0.085 wide
+    #                                 against our 0.055), not as ours do. Off: on tuning seeds 101/102 the meeples
+    #                                 found were put on the right feature about as often (the tile right: 276 / 299
+    #                                 against 277 / 300; the meeple model's pose decides near a boundary), though
+    #                                 the position alone says more with them (265 against 253 on seed 101)
+
+
+READ = Read()
+
+
 def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
                 params: Lattice = LATTICE, presence: bool | None = None):
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
     While no lattice found has squares that the tile model takes for tiles,
-    the lines are looked for again in the other ways of :attr:`Lattice.retries`
+    the lines are looked for again in the other ways of :attr:`Lattice.retries` and :attr:`Lattice.last_way`
     (a table's own pattern can outvote the tiles' edges), then on each group of
     tiles that the layout model sees apart (:func:`layout_parts`: clutter can
     look like tiles); the lattice that looks most like tiles is read.
@@ -97,7 +112,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     def looked(lmap) -> bool:
         """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
         nonlocal chosen
-        for way in ((),) + params.retries:   # a busy table (a chequered cloth) can hide the tiles' lines
+        # a busy table (a chequered cloth) can hide the tiles' lines
+        for way in ((),) + params.retries + ((params.last_way,) if params.last_way else ()):
             fit = find_lattice(image, lmap, replace(params, **dict(way)))
             for candidate in [fit] + fit.others if fit is not None else []:   # runners-up while the best looks empty
                 tried = choose_lattice(image, candidate, model, params=params)
@@ -252,7 +268,8 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         return new_to_art(calib, normalise_tiles(cut_tiles(image, fit.cell_to_image, squares)), at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
-                                unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None)
+                                unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
+                                regions=art_regions(calib) if mine and READ.art_regions else None)
     if not assembled.layout.tiles:
         raise _not_found(source)
     why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused

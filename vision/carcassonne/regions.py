@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -137,6 +137,87 @@ def part_map(name: str, expansions: tuple[str, ...] = ("base",), g: Regions = RE
         nearest[idx[ys, xs]] = out[ys, xs]
         out = np.where(out < 0, nearest[idx], out)
     return out
+
+
+@dataclass(frozen=True)
+class ArtFit:
+    """Fitting the drawn shape of the parts (:class:`Regions`) to a user's own tiles (:func:`fit_regions`)."""
+
+    road_halves: tuple = (0.04, 0.055, 0.07, 0.085, 0.1, 0.115, 0.13, 0.15)   # a road's half width, tried
+    city_scales: tuple = (0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)   # how far the cities reach in, of ours, tried
+    band_halves: tuple = (0.14, 0.18, 0.22, 0.26, 0.3, 0.34)   # then a city from edge to edge's half thickness
+    near_road: float = 0.25         # the road is fitted on the cells this near a road's middle line (tile units)
+    rim: int = 1                    # cells of the tile's edge left out (a printed border, the cut edge)
+
+
+ART_FIT = ArtFit()
+
+
+def _explained(looks: np.ndarray, kinds: np.ndarray) -> float:
+    """The share of the variance of ``looks`` ``(N, C)`` that the labels ``kinds`` ``(N,)`` explain (0 to 1)."""
+    if len(looks) < 4 or len(set(kinds.tolist())) < 2:
+        return 0.0
+    total = float(((looks - looks.mean(0)) ** 2).sum())
+    within = sum(float(((looks[kinds == k] - looks[kinds == k].mean(0)) ** 2).sum()) for k in set(kinds.tolist()))
+    return 1.0 - within / max(total, 1e-12)
+
+
+def _kinds(name: str, g: Regions, expansions: tuple[str, ...] = ("base",)) -> np.ndarray:
+    """The kind (``road``, ``city``, ``field``, ``cloister``) each cell of ``name``'s part map shows."""
+    tile = rules.load_catalogue(expansions)[name]
+    return np.array([p.kind for p in tile.parts])[part_map(name, tuple(expansions), g)]
+
+
+def fit_regions(arts: dict, g: Regions = REGIONS, params: ArtFit = ART_FIT) -> Regions:
+    """The drawn shape of the parts fitted to a user's own tiles: ``arts``, tile type -> ``(C, n, n)``
+    its look north up (e.g. :func:`vision.carcassonne.calibration.pixel_features`' 20 x 20 grid).
+
+    Every set draws its roads and cities otherwise (the proxy's roads are twice as wide as ours), and
+    a meeple on a wide road's verge is on the road in the user's art, not in ours. Three numbers are
+    fitted, each the one under which the parts' kinds explain most of how the user's tiles look (the
+    share of the variance, summed over the tiles): a road's half width (on the cells near a road, of
+    every tile with one), then how far the cities reach in (a scale of all their shapes, on every
+    tile with a city, the roads as fitted), and a city from edge to edge's thickness apart (on the tiles
+    with one). What every set shares is the layout of the parts (which
+    edges, where they meet), so only their extent is fitted, and a part never moves to another edge.
+
+    >>> n = 20
+    >>> v, u = (np.mgrid[0:n, 0:n] + 0.5) / n
+    >>> wide = lambda name: np.where(_kinds(name, Regions(size=n, road_half=0.12)) == "road", 1.0, -1.0)[None]
+    >>> round(fit_regions({t: wide(t) for t in "UVJKW"}).road_half, 3)
+    0.115
+    """
+    n = next(iter(arts.values())).shape[-1]
+    inner = np.zeros((n, n), bool)
+    inner[params.rim:n - params.rim, params.rim:n - params.rim] = True
+
+    def score(trial: Regions, names, near=None) -> float:
+        total = 0.0
+        for name in names:
+            kinds = _kinds(name, replace(trial, size=n))
+            use = inner & (kinds != "cloister") & (near(name) if near is not None else True)
+            total += _explained(arts[name].reshape(arts[name].shape[0], -1).T[use.ravel()], kinds[use])
+        return total
+
+    catalogue = rules.load_catalogue()
+    roads = [t for t in arts if t in catalogue and any(p.kind == "road" for p in catalogue[t].parts)]
+    cities = [t for t in arts if t in catalogue and any(p.kind == "city" for p in catalogue[t].parts)]
+    fitted = g
+    if roads:
+        band = lambda name: _kinds(name, replace(g, size=n, road_half=params.near_road)) == "road"
+        fitted = replace(g, road_half=max(params.road_halves, key=lambda r: score(replace(g, road_half=r), roads,
+                                                                                  band)))
+    if cities:
+        def scaled(k: float) -> Regions:
+            return replace(fitted, cap_depth=g.cap_depth * k, band_half=min(0.45, g.band_half * k),
+                           three_depth=min(0.95, g.three_depth * k), corner_reach=g.corner_reach * k)
+        fitted = scaled(max(params.city_scales, key=lambda k: score(scaled(k), cities)))
+    bands = [t for t in cities if any(p.kind == "city" and len(p.edges) == 2 and rules.opposite(p.edges[0]) == p.edges[1]
+                                      for p in catalogue[t].parts)]
+    if bands:                       # a city from edge to edge: how thick it is in the middle, apart
+        fitted = replace(fitted, band_half=max(params.band_halves, key=lambda b: score(replace(fitted, band_half=b),
+                                                                                     bands)))
+    return fitted
 
 
 def _to_printed(u: float, v: float, rotation: int) -> tuple[float, float]:
