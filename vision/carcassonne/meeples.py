@@ -91,13 +91,8 @@ MEEPLES = MeepleFinding()
 #: Since then every peak is weighed by all its cues at once (:class:`MeepleJudge`): tuning seed 102 (30 photos, 12 MP,
 #: not fitted on), meeple F1 69.9% -> 86.5% (precision 81% -> 97%, recall 61% -> 78%). The thresholds stay for a
 #: caller that gives no ``new_to_art``.
-#: A meeple is a farmer where the meeple model finds it at least half likely lying (0.7 on our own art): on the
-#: user's art the model takes lying meeples for standing ones more often than the reverse (tuning seeds 101/102,
-#: truth squares: 20 / 41 farmers taken for standing against 9 / 10 the other way), and where a farmer stands
-#: near a road, the pose sends it there (meeples on the right feature, the tile right: 277 -> 278 of 307 and
-#: 299 -> 304 of 342).
 CALIBRATED_MEEPLES = replace(MEEPLES, not_a_meeple=0.02, faint_peak=MEEPLES.min_peak, unlike_art=3.0,
-                             judge=MEEPLE_JUDGE, lying_from=0.5)
+                             judge=MEEPLE_JUDGE)
 
 
 @dataclass(frozen=True)
