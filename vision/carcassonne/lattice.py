@@ -59,8 +59,9 @@ class Lattice:
     #                                 tiles their squares are (continuous), not by how many pass as tiles
     retries: tuple = ((("profiles", False),), (("min_segment_layout", 0.7),))   # other ways to find the
     #                                 lines (parameters changed), tried while no lattice's squares look like tiles
-    last_way: tuple = (("local", True), ("candidates", 1))   # reading a layout, the way tried after those (the
-    #                                 pitch in windows, for the best vanishing points only: CPU); not in calibration,
+    last_way: tuple = (("local", True), ("candidates", 1))   # reading a layout calibrated, the way tried after
+    #                                 those (the pitch in windows, for the best vanishing points only: CPU); not
+    #                                 uncalibrated (it slowed refusals of other games' photos), nor in calibration,
     #                                 whose block search takes the best block of every way (on the unseen-art
     #                                 sample it then took a block a little off, and read the photo no more)
     local: bool = False             # the pitch from windows of the picture (:func:`local_period`), not one comb

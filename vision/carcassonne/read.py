@@ -86,7 +86,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
     While no lattice found has squares that the tile model takes for tiles,
-    the lines are looked for again in the other ways of :attr:`Lattice.retries` and :attr:`Lattice.last_way`
+    the lines are looked for again in the other ways of :attr:`Lattice.retries` and (with a calibration)
+    :attr:`Lattice.last_way`
     (a table's own pattern can outvote the tiles' edges), then on each group of
     tiles that the layout model sees apart (:func:`layout_parts`: clutter can
     look like tiles); the lattice that looks most like tiles is read.
@@ -113,7 +114,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
         """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
         nonlocal chosen
         # a busy table (a chequered cloth) can hide the tiles' lines
-        for way in ((),) + params.retries + ((params.last_way,) if params.last_way else ()):
+        # the last way (CPU) only for a user's own set: uncalibrated it found nothing more on our art,
+        # and it slowed every refusal of another game's photo
+        for way in ((),) + params.retries + ((params.last_way,) if params.last_way and mine else ()):
             fit = find_lattice(image, lmap, replace(params, **dict(way)))
             for candidate in [fit] + fit.others if fit is not None else []:   # runners-up while the best looks empty
                 tried = choose_lattice(image, candidate, model, params=params)
