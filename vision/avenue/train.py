@@ -206,10 +206,16 @@ def faint_pieces(n: int, rng: np.random.Generator, params: Training):
         flat = draw.draw_sheet(sheet, rng, px_per_mm=params.px_per_mm, player=faint_player(rng))
         if rng.random() < 0.7:
             flat = cast_shadow(flat, rng)
-        cells.append(np.concatenate(prepare_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm,
-                                                  sheet.template)))
-        labels += sheet_labels(sheet)[0] * 2       # both looks (vision.avenue.cells.prepare_cells)
+        _add_sheet_cells(cells, labels, flat, sheet, rng, params)
     return np.concatenate(cells), np.array(labels)
+
+
+def _add_sheet_cells(cells: list, labels: list, flat: np.ndarray, sheet, rng: np.random.Generator, params: Training):
+    """The cells of a flat ``sheet`` drawn as ``flat``, jittered, added to ``cells`` with their labels
+    (each cell in both looks, :func:`vision.avenue.cells.prepare_cells`)."""
+    cells.append(np.concatenate(prepare_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm,
+                                              sheet.template)))
+    labels += sheet_labels(sheet)[0] * 2
 
 
 #: Kinds of pen of :func:`varied_player`, and how often each is drawn.
@@ -330,9 +336,7 @@ def varied_pieces(n: int, rng: np.random.Generator, params: Training):
         flat = cast_light(flat, rng)
         if rng.random() < 0.5:
             flat = cast_shadow(flat, rng)
-        cells.append(np.concatenate(prepare_cells(jitter_sheet(flat, rng, params.px_per_mm), params.px_per_mm,
-                                                  sheet.template)))
-        labels += sheet_labels(sheet)[0] * 2       # both looks (vision.avenue.cells.prepare_cells)
+        _add_sheet_cells(cells, labels, flat, sheet, rng, params)
     return np.concatenate(cells), np.array(labels)
 
 
