@@ -260,15 +260,18 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         return probs, foot
     mine = calib is not None and calib.method == "exemplars"
 
+    def views(squares):
+        """The squares' crops as the tile model sees them (what both cues of the user's art compare)."""
+        return normalise_tiles(cut_tiles(image, fit.cell_to_image, squares))
+
     def unlike_art(squares, tiles, at):
         """How much more the photo differs from the user's own tile at ``at`` than over the tile."""
-        views = normalise_tiles(cut_tiles(image, fit.cell_to_image, squares))
-        return unlike_exemplar(calib, views, [model.labels.index(f"{t}:{canonical_rotation(t, r)}") for t, r in tiles],
-                               at)
+        return unlike_exemplar(calib, views(squares),
+                               [model.labels.index(f"{t}:{canonical_rotation(t, r)}") for t, r in tiles], at)
 
     def foreign(squares, at):
         """How far the photo's patch at ``at`` is from every patch of the user's art."""
-        return new_to_art(calib, normalise_tiles(cut_tiles(image, fit.cell_to_image, squares)), at)
+        return new_to_art(calib, views(squares), at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
                                 unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
