@@ -60,6 +60,24 @@ def test_a_portrait_photo_is_turned_before_shrinking():
     assert detect.small_photo(upright).shape == detect.small_photo(image).shape == (detect.DETECT.height, detect.DETECT.width, 3)
 
 
+def test_the_detector_measure_names_the_photos_the_cue_gets_wrong(tmp_path):
+    # python -m vision.detect --cue-only, as the model card's figures are taken: two sample photos
+    # with their truth, and a copy of the Avenue one whose truth file says another game
+    for name in ("avenue-photo-1", "agricola-photo-1"):
+        for ext in (".jpg", ".truth.json"):
+            shutil.copy(SAMPLES / f"{name}{ext}", tmp_path / f"{name}{ext}")
+    shutil.copy(SAMPLES / "avenue-photo-1.jpg", tmp_path / "mislabelled.jpg")
+    truth = json.loads((SAMPLES / "avenue-photo-1.truth.json").read_text())
+    (tmp_path / "mislabelled.truth.json").write_text(json.dumps({**truth, "game": "carcassonne"}))
+    run = subprocess.run([sys.executable, "-m", "vision.detect", "--cue-only", str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout[run.stdout.index("{\n"):])     # after a line per photo
+    assert summary["photos"] == 3 and summary["cue_right"] == 2
+    assert summary["cue_wrong"] == ["mislabelled.jpg"]
+    assert summary["cue_ms_median"] <= summary["cue_ms_max"] and summary["added_ms_mean"] > 0
+
+
 # ---------------------------------------------------------------------------
 # read: any game without --game, a photo of another game refused
 

@@ -53,9 +53,12 @@ def measure(folders, cue_only: bool = False, log=print) -> dict:
         rows.append(row)
         log(json.dumps(row))
     n = len(rows)
+    added = [r.get("added_ms", r["cue_ms"]) for r in rows]
     out = {"photos": n, "cue_right": sum(r["cue"] == r["truth"] for r in rows),
-           "added_ms_median": float(np.median([r.get("added_ms", r["cue_ms"]) for r in rows])) if rows else None,
-           "added_ms_max": max((r.get("added_ms", r["cue_ms"]) for r in rows), default=None),
+           "cue_wrong": [r["photo"] for r in rows if r["cue"] != r["truth"]],
+           "added_ms_median": float(np.median(added)) if rows else None,
+           "added_ms_mean": round(float(np.mean(added)), 1) if rows else None,
+           "added_ms_max": max(added, default=None),
            "cue_ms_median": float(np.median([r["cue_ms"] for r in rows])) if rows else None,
            "cue_ms_max": max((r["cue_ms"] for r in rows), default=None)}
     if not cue_only:
