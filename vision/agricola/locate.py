@@ -490,9 +490,16 @@ def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, re
     hi = min(pair.shape[1], int(np.ceil((at_mm + reach_mm[1] + tilt) * s)) + 2)
     window = pair[rows, lo:hi]
     window = window / (window.max(axis=1, keepdims=True) + 1e-3)
-    across = (at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :])
-    cols = np.clip(np.round(across * s - 0.5).astype(np.int64) - lo, 0, hi - lo - 1)
-    votes = window[np.arange(len(rows))[None, None, :], cols].sum(axis=2)      # (slopes, offsets)
+    # each candidate line's pixel in each sampled row, as an index into the flattened window (in
+    # place: this is the locator's innermost loop)
+    cols = at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :]
+    cols *= s
+    cols -= 0.5
+    cols = np.rint(cols, out=cols).astype(np.intp)
+    cols -= lo
+    np.clip(cols, 0, hi - lo - 1, out=cols)
+    cols += (np.arange(len(rows)) * (hi - lo))[None, None, :]
+    votes = window.ravel().take(cols).sum(axis=2)      # (slopes, offsets)
     k, o = np.unravel_index(int(np.argmax(votes)), votes.shape)
     row = votes[k]
     sub = 0.0
