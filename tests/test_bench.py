@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from scoring import avenue
@@ -100,6 +101,22 @@ def test_a_crashing_reader_is_reported_not_fatal(photos):
     s = bench.run("avenue", folder=photos, reader=broken).summary()
     assert s["found_rate"] == 0.0 and s["reader_errors"] == 4
     assert "model missing" in s["first_error"]
+
+
+def test_of_several_boards_the_one_at_the_truths_place_is_compared(photos):
+    # as scorelens read reports every board: a blank sheet read first, off to the side, and the
+    # true sheet second; the bench compares the one where the truth puts the board, and says so
+    def two_boards(photo, game):
+        t = truth.load(truth.truth_path(Path(photo)))
+        corners = np.float32(t["corners"])
+        return [SimpleNamespace(state=avenue.Sheet.blank(), corners=corners + 900),
+                SimpleNamespace(state=truth_state(Path(photo)), corners=corners + 1)]
+
+    s = bench.run("avenue", folder=photos, reader=two_boards).summary()
+    assert s["exact_state_rate"] == 1.0 and s["more_boards"] == 4
+    assert "more than one board" in bench.render_text(s)
+    first_only = bench.run("avenue", folder=photos, reader=lambda p, g: two_boards(p, g)[0]).summary()
+    assert first_only["exact_state_rate"] < 1.0 and first_only["more_boards"] == 0
 
 
 def test_same_seed_same_figures(tmp_path):
