@@ -103,16 +103,36 @@ def cover_board(image: np.ndarray, corners: np.ndarray, params: Boards = BOARDS)
     """
     quad = np.asarray(corners, np.float32).reshape(4, 2)
     centre = quad.mean(axis=0)
-    grown = centre + (quad - centre) * (1 + params.grow)
-    band = centre + (quad - centre) * (1 + 3 * params.grow)
-    inner = np.zeros(image.shape[:2], np.uint8)
-    outer = np.zeros(image.shape[:2], np.uint8)
-    cv2.fillConvexPoly(inner, np.round(grown).astype(np.int32), 1)
-    cv2.fillConvexPoly(outer, np.round(band).astype(np.int32), 1)
-    ring = (outer > 0) & (inner == 0)
-    colour = np.median(image[ring], axis=0) if ring.any() else np.median(image.reshape(-1, image.shape[-1]), axis=0)
+    grown = np.round(centre + (quad - centre) * (1 + params.grow)).astype(np.int32)
+    band = np.round(centre + (quad - centre) * (1 + 3 * params.grow)).astype(np.int32)
+    # the band around the board, drawn in its bounding box only (a photo is millions of pixels)
+    h, w = image.shape[:2]
+    x0, y0 = np.clip(band.min(axis=0), 0, [w, h])
+    x1, y1 = np.clip(band.max(axis=0) + 1, 0, [w, h])
+    ring = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(ring, band - [x0, y0], 1)
+    cv2.fillConvexPoly(ring, grown - [x0, y0], 0)
+    around = image[y0:y1, x0:x1][ring > 0]
+    colour = median_u8(around) if len(around) else np.median(image.reshape(-1, image.shape[-1]), axis=0)
     out = image.copy()
-    out[inner > 0] = colour.astype(image.dtype)
+    cv2.fillConvexPoly(out, grown, colour.astype(image.dtype).tolist())
+    return out
+
+
+def median_u8(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` of uint8 pixels ``(N, C)``, by counting rather than sorting.
+
+    >>> v = np.array([[0, 9], [10, 9], [3, 200], [250, 1]], np.uint8)
+    >>> median_u8(v).tolist(), np.median(v, axis=0).tolist()
+    ([6.5, 9.0], [6.5, 9.0])
+    """
+    n = len(values)
+    out = np.empty(values.shape[1])
+    for c in range(values.shape[1]):
+        below = np.cumsum(np.bincount(values[:, c], minlength=256))
+        lower = int(np.searchsorted(below, (n - 1) // 2, side="right"))
+        upper = int(np.searchsorted(below, n // 2, side="right"))
+        out[c] = (lower + upper) / 2
     return out
 
 
