@@ -118,7 +118,8 @@ def test_training_code_never_names_the_foreign_art():
         assert "proxy" not in (ROOT / path).read_text(encoding="utf-8").lower(), path
 
 
-def test_stray_marks_change_no_label_and_nothing_else_without_their_stream():
+def test_stray_marks_are_off_by_default_change_no_label_and_nothing_else_without_their_stream():
+    assert train.TRAINING.varied_strays == 0.0
     params = replace(train.TRAINING, varied_px_per_mm=(4.0, 5.0), varied_strays=1.0)
     plain, plain_y = train.varied_pieces(2, np.random.default_rng(9), replace(params, varied_strays=0.0),
                                          np.random.default_rng(10))

@@ -73,12 +73,13 @@ class Training:
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
-    varied_sheets: int = 300          # flat sheets drawn by many more pens and hands, under other light,
+    varied_sheets: int = 0            # flat sheets drawn by many more pens and hands, under other light,
                                       # for the cell model only (vision.avenue.train.varied_pieces); 300
-                                      # were tried on 2026-11-27 and not kept (docs/avenue.md): the
-                                      # shipped cell model was trained with none
+                                      # were tried twice on 2026-11-27 (the second time with
+                                      # varied_strays 0.7) and not kept (docs/avenue.md): the shipped
+                                      # cell model was trained with none
     varied_px_per_mm: tuple = (4.0, 10.0)   # drawn this fine, then brought down to px_per_mm
-    varied_strays: float = 0.7        # of the varied sheets, how many also carry faint lines that are not
+    varied_strays: float = 0.0        # of the varied sheets, how many also carry faint lines that are not
                                       # roads (folds, ring arcs, shadow edges, a neighbour's overshoot,
                                       # specks: vision.avenue.train.stray_marks), from a stream of their own
     stray_marks: tuple = (1, 5)       # marks on such a sheet, at least and at most
