@@ -116,3 +116,35 @@ def test_cast_light_changes_the_light_not_the_size():
 def test_training_code_never_names_the_foreign_art():
     for path in ("vision/avenue/train.py", "vision/avenue/render.py"):
         assert "proxy" not in (ROOT / path).read_text(encoding="utf-8").lower(), path
+
+
+def test_stray_marks_are_off_by_default_change_no_label_and_nothing_else_without_their_stream():
+    assert train.TRAINING.varied_strays == 0.0
+    params = replace(train.TRAINING, varied_px_per_mm=(4.0, 5.0), varied_strays=1.0)
+    plain, plain_y = train.varied_pieces(2, np.random.default_rng(9), replace(params, varied_strays=0.0),
+                                         np.random.default_rng(10))
+    none, none_y = train.varied_pieces(2, np.random.default_rng(9), params)      # no stream: no marks
+    marked, marked_y = train.varied_pieces(2, np.random.default_rng(9), params, np.random.default_rng(10))
+    assert np.array_equal(plain, none) and np.array_equal(plain_y, none_y)      # off: the sheets as they were
+    assert np.array_equal(marked_y, plain_y)                                    # on: the same labels
+    changed = np.abs(marked.astype(int) - plain.astype(int)).reshape(len(plain), -1).max(axis=1) > 12
+    assert changed[plain_y == 0].sum() >= 4                                     # marks in cells without a road
+    assert not changed.all()                                                    # and not everywhere
+
+
+def test_stray_marks_are_faint_and_cross_cells_without_roads():
+    sheet = one_road_sheet("EW")
+    h, w = int(round(AVENUE.height_mm * PPM)), int(round(AVENUE.width_mm * PPM))
+    paper = np.full((h, w, 3), 220, np.uint8)
+    pen = draw.Pen("ballpoint", (0.5, 0.1, 0.1), 0.5, 0.9)
+    darkest, road_cell_hits = [], 0
+    for seed in range(40):
+        out = train.stray_marks(paper, sheet, pen, PPM, np.random.default_rng(seed), 1)
+        assert (out <= paper).all()                                          # marks only darken
+        dark = 1 - out.min(axis=2).astype(float) / 220
+        darkest.append(dark.max())
+        x0, y0, x1, y1 = (v * PPM for v in AVENUE.cell_box(2, 3))
+        road_cell_hits += dark[int(y0):int(y1), int(x0):int(x1)].max() > 0.02
+    assert np.median(darkest) < 0.6                                          # faint, most of them
+    assert max(darkest) > 0.1                                                # but seen
+    assert road_cell_hits < 20                                               # mostly through other cells

@@ -75,9 +75,14 @@ class Training:
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
     varied_sheets: int = 0            # flat sheets drawn by many more pens and hands, under other light,
                                       # for the cell model only (vision.avenue.train.varied_pieces); 300
-                                      # were tried on 2026-11-27 and not kept (docs/avenue.md): the
-                                      # shipped cell model was trained with none
+                                      # were tried twice on 2026-11-27 (the second time with
+                                      # varied_strays 0.7) and not kept (docs/avenue.md): the shipped
+                                      # cell model was trained with none
     varied_px_per_mm: tuple = (4.0, 10.0)   # drawn this fine, then brought down to px_per_mm
+    varied_strays: float = 0.0        # of the varied sheets, how many also carry faint lines that are not
+                                      # roads (folds, ring arcs, shadow edges, a neighbour's overshoot,
+                                      # specks: vision.avenue.train.stray_marks), from a stream of their own
+    stray_marks: tuple = (1, 5)       # marks on such a sheet, at least and at most
     printed_sheets: int = 250         # sheets of random layouts, blank or played, for the template model
     px_per_mm: float = 4.0            # the rectified frame, as read (vision.avenue.rectify)
     width: int = 12                   # channels of the first convolution (then x2, x4)
@@ -320,19 +325,149 @@ def cast_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def varied_pieces(n: int, rng: np.random.Generator, params: Training):
+def _stray_cell(sheet, rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """A cell's box (mm) for a stray mark to cross: most often one without a road (blank or
+    printed art), otherwise any."""
+    free = [(r, c) for r in range(avenue.ROWS) for c in range(avenue.COLS) if sheet.roads[r][c] is None]
+    if free and rng.random() < 0.8:
+        r, c = free[int(rng.integers(len(free)))]
+    else:
+        r, c = int(rng.integers(avenue.ROWS)), int(rng.integers(avenue.COLS))
+    return AVENUE.cell_box(r, c)
+
+
+def _line_distance(shape, ppm: float, through_mm, angle: float) -> np.ndarray:
+    """Signed distance in pixels of every pixel from the line at ``angle`` (radians) through the
+    point ``through_mm``."""
+    yy, xx = np.mgrid[0:shape[0], 0:shape[1]].astype(np.float32)
+    x, y = through_mm[0] * ppm, through_mm[1] * ppm
+    return np.float32(-np.sin(angle)) * (xx - x) + np.float32(np.cos(angle)) * (yy - y)
+
+
+def _fold(shape, ppm: float, box, rng: np.random.Generator) -> np.ndarray:
+    """A fold or crease across the whole sheet through the cell ``box``, about along the grid, at
+    any offset in the cell (its middle included): a thin dark crease, one side a little darker."""
+    x0, y0, x1, y1 = box
+    point = (rng.uniform(x0, x1), rng.uniform(y0, y1))
+    angle = float(rng.choice([0.0, np.pi / 2]) + np.radians(rng.uniform(-4, 4)))
+    d = _line_distance(shape, ppm, point, angle)
+    width = rng.uniform(0.4, 2.0)
+    crease = np.exp(-(d / width) ** 2) * rng.uniform(0.03, 0.15)
+    side = np.tanh(d / rng.uniform(2, 15)) * rng.uniform(-0.05, 0.05)
+    return (1 - crease + side).astype(np.float32)
+
+
+def _ring_arc(shape, ppm: float, box, rng: np.random.Generator) -> np.ndarray:
+    """Part of a coffee ring (or a glass's base) whose arc crosses the cell ``box``."""
+    x0, y0, x1, y1 = box
+    r_mm = rng.uniform(8, 60)
+    a = rng.uniform(0, 2 * np.pi)
+    px, py = rng.uniform(x0 + 3, x1 - 3), rng.uniform(y0 + 3, y1 - 3)
+    centre = ((px - r_mm * np.cos(a)) * ppm, (py - r_mm * np.sin(a)) * ppm)
+    axes = (r_mm * ppm, r_mm * ppm * rng.uniform(0.85, 1.0))
+    start = np.degrees(a) - rng.uniform(20, 150)
+    ring = np.zeros(shape, np.float32)
+    cv2.ellipse(ring, (int(round(centre[0] * 4)), int(round(centre[1] * 4))),
+                (int(round(axes[0] * 4)), int(round(axes[1] * 4))), 0.0, start, start + rng.uniform(40, 300),
+                1.0, int(rng.integers(1, 4)), cv2.LINE_AA, shift=2)
+    ring = cv2.GaussianBlur(ring, (0, 0), rng.uniform(0.4, 1.5))
+    return (1 - ring / max(float(ring.max()), 1e-6) * rng.uniform(0.05, 0.3)).astype(np.float32)
+
+
+def _shadow_edge(shape, ppm: float, box, rng: np.random.Generator) -> np.ndarray:
+    """A shadow whose edge, hard or soft, straight at any angle, crosses the cell ``box``."""
+    x0, y0, x1, y1 = box
+    d = _line_distance(shape, ppm, (rng.uniform(x0, x1), rng.uniform(y0, y1)), rng.uniform(0, np.pi))
+    edge = rng.uniform(0.3, 8.0)
+    return (1 - rng.uniform(0.08, 0.45) / (1 + np.exp(np.clip(d / edge, -30, 30)))).astype(np.float32)
+
+
+def _overshoot(shape, ppm: float, box, rng: np.random.Generator, width_mm: float) -> np.ndarray:
+    """A neighbour's road run on into the cell ``box``: a short stroke ``width_mm`` wide in over one
+    of its edges, a few millimetres at most, as ink coverage 0..1."""
+    x0, y0, x1, y1 = box
+    side = int(rng.integers(4))
+    along = rng.uniform(-4, 4)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    start = [(cx + along, y0), (x1, cy + along), (cx + along, y1), (x0, cy + along)][side]
+    inward = np.radians(90 * side + 90 + rng.uniform(-25, 25))
+    back, depth = rng.uniform(0.5, 4), rng.uniform(1, 5)
+    p = np.array(start) - back * np.array([np.cos(inward), np.sin(inward)])
+    q = np.array(start) + depth * np.array([np.cos(inward), np.sin(inward)])
+    ink = np.zeros(shape, np.float32)
+    cv2.line(ink, tuple(int(round(v * ppm * 4)) for v in p), tuple(int(round(v * ppm * 4)) for v in q), 1.0,
+             max(1, int(round(width_mm * ppm))), cv2.LINE_AA, shift=2)
+    return ink
+
+
+def _specks(shape, ppm: float, box, rng: np.random.Generator) -> np.ndarray:
+    """Graphite dust, eraser crumbs or dots of ink scattered in and around the cell ``box``, as
+    ink 0..1 (scattered, never lined up: a row of specks is how a light pencil road looks)."""
+    x0, y0, x1, y1 = box
+    n = int(rng.integers(4, 40))
+    pts = rng.uniform((x0 - 2, y0 - 2), (x1 + 2, y1 + 2), (n, 2))
+    ink = np.zeros(shape, np.float32)
+    for (x, y), r, v in zip(pts, rng.uniform(0.3, 1.5, n), rng.uniform(0.2, 1.0, n)):
+        cv2.circle(ink, (int(round(x * ppm * 4)), int(round(y * ppm * 4))), int(round(r * 4)), float(v),
+                   -1, cv2.LINE_AA, shift=2)
+    return ink
+
+
+#: The kinds of :func:`stray_marks`, and how often each is drawn.
+STRAY_MARKS = {"fold": 0.25, "ring": 0.2, "shadow edge": 0.2, "overshoot": 0.2, "specks": 0.15}
+
+
+def stray_marks(flat: np.ndarray, sheet, pen, ppm: float, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` faint marks that are not roads over a flat sheet (BGR uint8 at ``ppm``), each through a
+    cell, most often one without a road: folds, coffee-ring arcs and shadow edges darken the paper;
+    a neighbour's overshoot and specks are in the player's ``pen`` or graphite grey. What a cell
+    holds does not change, so neither do its labels.
+
+    >>> flat = np.full((592, 840, 3), 230, np.uint8)
+    >>> from vision.avenue import render as draw
+    >>> pen = draw.Pen("pencil", (0.4, 0.4, 0.42), 0.5, 0.5)
+    >>> out = stray_marks(flat, draw.random_state(np.random.default_rng(0)), pen, 4.0, np.random.default_rng(1), 3)
+    >>> out.shape == flat.shape, out.dtype == flat.dtype, bool((out <= flat).all())
+    (True, True, True)
+    """
+    img = flat.astype(np.float32)
+    shape = img.shape[:2]
+    kinds = list(STRAY_MARKS)
+    for _ in range(n):
+        kind = kinds[int(rng.choice(len(kinds), p=list(STRAY_MARKS.values())))]
+        box = _stray_cell(sheet, rng)
+        if kind in ("fold", "ring", "shadow edge"):
+            make = {"fold": _fold, "ring": _ring_arc, "shadow edge": _shadow_edge}[kind]
+            img *= np.minimum(make(shape, ppm, box, rng), 1.0)[:, :, None]
+            continue
+        ink = (_overshoot(shape, ppm, box, rng, pen.width_mm) if kind == "overshoot"
+               else _specks(shape, ppm, box, rng))
+        grey = float(rng.uniform(0.3, 0.6))
+        colour = np.float32(pen.colour if kind == "overshoot" or rng.random() < 0.5 else (grey, grey, grey))
+        ink *= float(rng.uniform(0.3, 1.0)) * (pen.opacity if kind == "overshoot" else 1.0)
+        img *= 1.0 - ink[:, :, None] * (1.0 - colour)[None, None, :]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def varied_pieces(n: int, rng: np.random.Generator, params: Training, strays: np.random.Generator | None = None):
     """Cells of ``n`` flat sheets drawn by :func:`varied_player`, drawn finer and brought down to the
     reader's scale (a grainy stroke averages out as a camera's would), under :func:`cast_light`
-    and often :func:`cast_shadow`, then jittered."""
+    and often :func:`cast_shadow`, then jittered. With ``strays`` (a generator of its own, so that
+    the sheets are the same with or without), ``params.varied_strays`` of them also carry
+    :func:`stray_marks`."""
     from vision.avenue import render as draw
 
     cells, labels = [], []
     for _ in range(n):
         sheet = draw.random_state(rng, "random" if rng.random() < 0.4 else None)
         ppm = float(rng.uniform(*params.varied_px_per_mm))
-        flat = draw.draw_sheet(sheet, rng, px_per_mm=ppm, player=varied_player(rng))
+        player = varied_player(rng)
+        flat = draw.draw_sheet(sheet, rng, px_per_mm=ppm, player=player)
         size = (int(round(AVENUE.width_mm * params.px_per_mm)), int(round(AVENUE.height_mm * params.px_per_mm)))
         flat = cv2.resize(flat, size, interpolation=cv2.INTER_AREA)
+        if strays is not None and strays.random() < params.varied_strays:
+            lo, hi = params.stray_marks
+            flat = stray_marks(flat, sheet, player.pen, params.px_per_mm, strays, int(strays.integers(lo, hi + 1)))
         flat = cast_light(flat, rng)
         if rng.random() < 0.5:
             flat = cast_shadow(flat, rng)
@@ -561,7 +696,8 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         cells, cell_y = np.concatenate([cells, xc, ac]), np.concatenate([cell_y, xcy, acy])
         if params.varied_sheets:
             log(f"drawing {params.varied_sheets} flat sheets by many more pens and hands, under other light")
-            vc, vcy = varied_pieces(params.varied_sheets, np.random.default_rng([seed, 4]), params)
+            strays = np.random.default_rng([seed, 5]) if params.varied_strays else None
+            vc, vcy = varied_pieces(params.varied_sheets, np.random.default_rng([seed, 4]), params, strays)
             cells, cell_y = np.concatenate([cells, vc]), np.concatenate([cell_y, vcy])
     log(f"{len(cells)} cells ({len(pc)} from photos), {len(column)} column boxes ({len(pk)} from photos)")
 
