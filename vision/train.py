@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
 #     python -m vision.train --game detector --seed 0 --out models/
 #
 # It learns from synthetic photos of the three games (vision.render, the
-# training styles, handwriting split "train"; never the foreign proxies nor
-# the "unseen" style), rendered small (the detector sees them shrunk anyway)
+# training styles and, for a share of Agricola's, its wide family of boards
+# and pieces; handwriting split "train"; never the foreign proxies nor the
+# "unseen" style), rendered small (the detector sees them shrunk anyway)
 # and kept in a cache. Each batch is flipped, recoloured, blurred, noised
 # and shifted.
 
@@ -101,13 +102,15 @@ def main(argv: list[str] | None = None) -> int:
 class DetectorTraining:
     """The detector's training: data, network and schedule."""
 
-    photos: int = 500                  # photos per game
+    photos: int = 700                  # photos per game
     photo_set: int = 11                # the seed of the rendered set (the benchmark is set 1)
     megapixels: tuple = (0.5, 1.5)
     cache: str = "/tmp/scorelens-train-cache/detector"   # rendered photos, one folder per game
     zoom_views: int = 1                # views per photo cut around its board (the board 1/3 to 3/4 of the view)
+    wide: float = 0.4                  # the share of a game's photos drawn in its wide family of boards and
+                                       # pieces, where it has one (Agricola: vision.agricola.render.wide_style)
     width: int = 16                    # channels of the first convolution
-    epochs: int = 14
+    epochs: int = 20
     batch: int = 32
     lr: float = 3e-3
     weight_decay: float = 1e-3
@@ -116,6 +119,9 @@ class DetectorTraining:
 
 
 DETECTOR_TRAINING = DetectorTraining()
+
+#: The games whose renderer has a wide family of boards and pieces besides our own art.
+WIDE_FAMILIES = ("agricola",)
 
 
 def detector_photos(params: DetectorTraining, quick: bool = False, log=print) -> tuple[np.ndarray, np.ndarray]:
@@ -126,17 +132,21 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
     from vision.render import photo_name, write_photo
     from vision.truth import find_truth
 
+    from vision.agricola.train import wide_photo
+
     n = 6 if quick else params.photos
     smalls, labels = [], []
     rng = np.random.default_rng([params.photo_set, 5])
     for k, game in enumerate(GAMES):
-        folder = Path(params.cache) / game
-        folder.mkdir(parents=True, exist_ok=True)
         made = 0
         for i in tqdm(range(n), desc=f"detector photos: {game}", unit="photo", file=sys.stderr, disable=None):
+            wide = game in WIDE_FAMILIES and wide_photo(params.photo_set, i, params.wide)
+            folder = Path(params.cache) / (f"{game}-wide" if wide else game)
+            folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{photo_name(game, params.photo_set, i)}.jpg"
             if not path.exists():
-                write_photo(game, params.photo_set, i, str(folder), megapixels=params.megapixels)
+                write_photo(game, params.photo_set, i, str(folder), megapixels=params.megapixels,
+                            **({"style": "wide"} if wide else {}))
                 made += 1
             photo = read_photo_file(path)
             image = photo.image
@@ -146,7 +156,7 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
             for _ in range(params.zoom_views):
                 smalls.append(small_photo(zoom_view(image, np.array(truth["corners"], float) / photo.scale, rng)))
                 labels.append(k)
-        log(f"  {game}: {n} photos ({made} rendered now, the rest from {folder})")
+        log(f"  {game}: {n} photos ({made} rendered now, the rest from {Path(params.cache)}/{game}*)")
     return np.stack(smalls), np.array(labels)
 
 
