@@ -105,7 +105,7 @@ class DetectorTraining:
     photos: int = 700                  # photos per game
     photo_set: int = 11                # the seed of the rendered set (the benchmark is set 1)
     megapixels: tuple = (0.5, 1.5)
-    cache: str = "/tmp/scorelens-train-cache/detector"   # rendered photos, one folder per game
+    cache: str = "/tmp/scorelens-train-cache/detector"   # rendered photos, a folder per game (and wide family)
     zoom_views: int = 1                # views per photo cut around its board (the board 1/3 to 3/4 of the view)
     wide: float = 0.4                  # the share of a game's photos drawn in its wide family of boards and
                                        # pieces, where it has one (Agricola: vision.agricola.render.wide_style)
