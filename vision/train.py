@@ -127,12 +127,11 @@ WIDE_FAMILIES = ("agricola",)
 def detector_photos(params: DetectorTraining, quick: bool = False, log=print) -> tuple[np.ndarray, np.ndarray]:
     """The training photos shrunk for the detector, ``(N, H, W, 3)`` uint8, and their game indices;
     photos missing from the cache (named as ``scorelens synth`` names them) are rendered first."""
+    from vision.agricola.train import wide_photo
     from vision.detect import GAMES, small_photo
     from vision.photo import read_photo_file
     from vision.render import photo_name, write_photo
     from vision.truth import find_truth
-
-    from vision.agricola.train import wide_photo
 
     n = 6 if quick else params.photos
     smalls, labels = [], []
@@ -142,9 +141,9 @@ def detector_photos(params: DetectorTraining, quick: bool = False, log=print) ->
         for i in tqdm(range(n), desc=f"detector photos: {game}", unit="photo", file=sys.stderr, disable=None):
             wide = game in WIDE_FAMILIES and wide_photo(params.photo_set, i, params.wide)
             folder = Path(params.cache) / (f"{game}-wide" if wide else game)
-            folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{photo_name(game, params.photo_set, i)}.jpg"
             if not path.exists():
+                folder.mkdir(parents=True, exist_ok=True)
                 write_photo(game, params.photo_set, i, str(folder), megapixels=params.megapixels,
                             **({"style": "wide"} if wide else {}))
                 made += 1

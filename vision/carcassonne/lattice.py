@@ -324,6 +324,8 @@ def profile_pitches(gray: np.ndarray, tiles: np.ndarray, hl: np.ndarray, s: np.n
     """
     import cv2
 
+    params = params if params is not None else LATTICE
+
     inv = np.linalg.inv(hl)
     pts = _apply(inv, np.r_[s[:, :2], s[:, 2:]])
     lo_xy, hi_xy = np.percentile(pts, 1, axis=0) - hi, np.percentile(pts, 99, axis=0) + hi
