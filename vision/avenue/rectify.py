@@ -89,18 +89,43 @@ def grid_intersections(geometry: AvenueSheet = AVENUE) -> np.ndarray:
 
 
 def _peak(profile: np.ndarray) -> tuple[float, float]:
-    """Sub-pixel position of a profile's maximum, and its height over the median."""
-    i = int(np.argmax(profile))
-    n = len(profile)                 # np.median, without its overhead (this runs ~500 times a photo)
-    part = np.partition(profile, [(n - 1) // 2, n // 2])
-    med = 0.5 * float(part[(n - 1) // 2] + part[n // 2]) + 1e-3
-    height = float(profile[i]) / med
-    if 0 < i < len(profile) - 1:
-        a, b, c = profile[i - 1], profile[i], profile[i + 1]
-        den = a - 2 * b + c
-        off = 0.5 * (a - c) / den if den != 0 else 0.0
-        return i + float(np.clip(off, -0.5, 0.5)), height
-    return float(i), height
+    """Sub-pixel position of a profile's maximum, and its height over the median.
+
+    >>> pos, height = _peak(np.array([0, 1, 1, 4, 2, 1, 1], np.float32))
+    >>> round(pos, 3), round(height, 2)
+    (3.1, 4.0)
+    """
+    pos, height = _peaks(profile[None])
+    return float(pos[0]), float(height[0])
+
+
+def _peaks(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_peak` of each row of ``profiles`` (N, n) at once: the sub-pixel positions and
+    heights, (N,) each. The arithmetic is the scalar one's, in the profiles' own dtype."""
+    rows = np.arange(len(profiles))
+    n = profiles.shape[1]
+    i = np.argmax(profiles, axis=1)
+    part = np.partition(profiles, [(n - 1) // 2, n // 2], axis=1)
+    med = 0.5 * (part[:, (n - 1) // 2] + part[:, n // 2]).astype(np.float64) + 1e-3
+    height = profiles[rows, i].astype(np.float64) / med
+    inner = (i > 0) & (i < n - 1)
+    j = np.clip(i, 1, n - 2)
+    a, b, c = profiles[rows, j - 1], profiles[rows, j], profiles[rows, j + 1]
+    den = a - 2 * b + c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.where(den != 0, 0.5 * (a - c) / np.where(den != 0, den, 1), 0)
+    off = np.clip(off.astype(profiles.dtype), -0.5, 0.5)
+    return np.where(inner, i + off.astype(np.float64), i.astype(np.float64)), height
+
+
+def _crossing_profiles(resp: np.ndarray, ix: np.ndarray, iy: np.ndarray, r: int, a: int):
+    """Around each crossing (ix, iy) of ``resp`` (whose windows lie inside it): the vertical
+    line's profile (the window ``2r + 1`` wide, summed over ``2a + 1`` rows) and the horizontal
+    line's (``2r + 1`` high, summed over ``2a + 1`` columns), (N, 2r + 1) each."""
+    near, arm = np.arange(-r, r + 1), np.arange(-a, a + 1)
+    cols = resp[(iy[:, None] + arm)[:, :, None], (ix[:, None] + near)[:, None, :]]    # (N, arm, near)
+    rows = resp[(iy[:, None] + near)[:, :, None], (ix[:, None] + arm)[:, None, :]]    # (N, near, arm)
+    return cols.sum(axis=1), rows.sum(axis=2)
 
 
 def refine_by_grid(rectified: np.ndarray, geometry: AvenueSheet = AVENUE, params: Rectify = RECTIFY):
@@ -116,28 +141,50 @@ def refine_by_grid(rectified: np.ndarray, geometry: AvenueSheet = AVENUE, params
     hgt, wid = resp.shape
     r = int(round(params.search_mm * s))
     a = int(round(params.arm_mm * s))
+    crossings = grid_intersections(geometry)
+    ix = np.rint(crossings[:, 0] * s - 0.5).astype(np.int64)
+    iy = np.rint(crossings[:, 1] * s - 0.5).astype(np.int64)
+    m = max(r, a)               # the windows and their arms inside the image (a crossing off it is skipped)
+    inside = (ix - r >= 0) & (iy - r >= 0) & (ix + r + 1 <= wid) & (iy + r + 1 <= hgt)
+    if not ((ix - m >= 0) & (iy - m >= 0) & (ix + m + 1 <= wid) & (iy + m + 1 <= hgt))[inside].all():
+        return _refine_by_grid_clipped(resp, crossings, ix, iy, r, a, params)
+    ix, iy, crossings = ix[inside], iy[inside], crossings[inside]
+    col_profiles, row_profiles = _crossing_profiles(resp, ix, iy, r, a)
+    px, hx = _peaks(col_profiles)
+    py, hy = _peaks(row_profiles)
+    keep = (hx >= params.min_peak) & (hy >= params.min_peak)
+    nominal = crossings[keep]
+    found = np.stack([(ix[keep] - r + px[keep] + 0.5) / s, (iy[keep] - r + py[keep] + 0.5) / s], axis=1)
+    return _fit_grid(nominal, found, params)
+
+
+def _refine_by_grid_clipped(resp, crossings, ix, iy, r: int, a: int, params: Rectify):
+    """:func:`refine_by_grid` one crossing at a time, the arms cut at the image's edges
+    (an image smaller than the sheet frame)."""
+    hgt, wid = resp.shape
+    s = params.px_per_mm
     nominal, found = [], []
-    for x_mm, y_mm in grid_intersections(geometry):
-        cx, cy = x_mm * s - 0.5, y_mm * s - 0.5
-        ix, iy = int(round(cx)), int(round(cy))
-        x0, x1 = ix - r, ix + r + 1
-        y0, y1 = iy - r, iy + r + 1
+    for (x_mm, y_mm), cx, cy in zip(crossings, ix, iy):
+        x0, x1, y0, y1 = cx - r, cx + r + 1, cy - r, cy + r + 1
         if x0 < 0 or y0 < 0 or x1 > wid or y1 > hgt:
             continue
-        ya0, ya1 = max(0, iy - a), min(hgt, iy + a + 1)
-        xa0, xa1 = max(0, ix - a), min(wid, ix + a + 1)
-        col_profile = resp[ya0:ya1, x0:x1].sum(axis=0)     # the vertical line
-        row_profile = resp[y0:y1, xa0:xa1].sum(axis=1)     # the horizontal line
-        px, hx = _peak(col_profile)
-        py, hy = _peak(row_profile)
+        ya0, ya1 = max(0, cy - a), min(hgt, cy + a + 1)
+        xa0, xa1 = max(0, cx - a), min(wid, cx + a + 1)
+        px, hx = _peak(resp[ya0:ya1, x0:x1].sum(axis=0))     # the vertical line
+        py, hy = _peak(resp[y0:y1, xa0:xa1].sum(axis=1))     # the horizontal line
         if hx < params.min_peak or hy < params.min_peak:
             continue
         nominal.append((x_mm, y_mm))
         found.append(((x0 + px + 0.5) / s, (y0 + py + 0.5) / s))
+    return _fit_grid(np.array(nominal, np.float64).reshape(-1, 2), np.array(found, np.float64).reshape(-1, 2),
+                     params)
+
+
+def _fit_grid(nominal: np.ndarray, found: np.ndarray, params: Rectify):
+    """The correction fitted to the crossings ``found`` where ``nominal`` puts them (mm):
+    ``(correction, inliers, residual_mm)``, None when too few agree."""
     if len(nominal) < params.min_inliers:
         return None
-    nominal = np.array(nominal, np.float64)
-    found = np.array(found, np.float64)
     correction, mask = cv2.findHomography(nominal, found, cv2.RANSAC, params.ransac_mm)
     if correction is None or mask is None or int(mask.sum()) < params.min_inliers:
         return None
