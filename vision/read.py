@@ -41,7 +41,7 @@ from vision import photo as photo_stage
 from scoring.common import check_text, one_line
 from vision.limits import load_json, read_side
 from vision.avenue.read import read_avenue
-from vision.reading import GameReader, Reading, _Clock
+from vision.reading import Covered, GameReader, Reading, _Clock
 
 
 #: The games, each with its reader (:class:`vision.reading.GameReader`) in ``vision.GAME.read.READER``.
@@ -101,6 +101,19 @@ def cover_board(image: np.ndarray, corners: np.ndarray, params: Boards = BOARDS)
     >>> int(out[45, 45, 0]), int(img[45, 45, 0])
     (50, 250)
     """
+    return covered_board(image, corners, params)[0]
+
+
+def covered_board(image: np.ndarray, corners: np.ndarray,
+                  params: Boards = BOARDS) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """:func:`cover_board`, and the box (x0, y0, x1, y1) outside which the copy is ``image`` as it was
+    (a reader that searched the photo before looks again only there: :class:`vision.reading.Covered`).
+
+    >>> img = np.full((100, 100, 3), 50, np.uint8); img[30:60, 30:60] = 250
+    >>> out, box = covered_board(img, np.array([[30, 30], [59, 30], [59, 59], [30, 59]], np.float32))
+    >>> box, bool((out[:28] == img[:28]).all() and (out[62:] == img[62:]).all())
+    ((28, 28, 62, 62), True)
+    """
     quad = np.asarray(corners, np.float32).reshape(4, 2)
     centre = quad.mean(axis=0)
     grown = np.round(centre + (quad - centre) * (1 + params.grow)).astype(np.int32)
@@ -112,11 +125,19 @@ def cover_board(image: np.ndarray, corners: np.ndarray, params: Boards = BOARDS)
     ring = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(ring, band - [x0, y0], 1)
     cv2.fillConvexPoly(ring, grown - [x0, y0], 0)
-    around = image[y0:y1, x0:x1][ring > 0]
-    colour = median_u8(around) if len(around) else np.median(image.reshape(-1, image.shape[-1]), axis=0)
+    inside = ring > 0
+    around = image[y0:y1, x0:x1]
+    if image.ndim == 2 or not inside.any():
+        values = around[inside].reshape(-1, 1 if image.ndim == 2 else image.shape[-1])
+        colour = median_u8(values) if len(values) else np.median(image.reshape(-1, values.shape[1]), axis=0)
+    else:       # channel by channel: far quicker than picking whole pixels out of the box
+        colour = np.array([median_u8(around[..., c][inside][:, None])[0] for c in range(image.shape[-1])])
     out = image.copy()
     cv2.fillConvexPoly(out, grown, colour.astype(image.dtype).tolist())
-    return out
+    # the filled pixels lie within the grown outline's bounding box (one pixel more, to be safe)
+    bx0, by0 = np.clip(grown.min(axis=0) - 1, 0, [w, h])
+    bx1, by1 = np.clip(grown.max(axis=0) + 2, 0, [w, h])
+    return out, (int(bx0), int(by0), int(bx1), int(by1))
 
 
 def median_u8(values: np.ndarray) -> np.ndarray:
@@ -251,10 +272,12 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
     more_boards = game_reader(game_read).more_boards     # None: one board a photo
     while (several and more_boards is not None and len(readings) < BOARDS.most
            and board_share(readings[-1].corners, decoded.image) < BOARDS.crowded):
-        image = cover_board(image, readings[-1].corners)
+        searched = readings[-1].search        # what the reader made of the photo, for it to start from
+        image, box = covered_board(image, readings[-1].corners)
         more = _Clock()
+        covered = {} if searched is None else {"covered": Covered(searched, box)}
         try:
-            reading = READERS[game_read](image, source, more, **options, **more_boards)
+            reading = READERS[game_read](image, source, more, **options, **more_boards, **covered)
         except UserError as e:
             if not is_not_found(e):
                 raise
@@ -264,6 +287,7 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
         readings.append(reading)
     hashes, adapted = models_used(game_read, detected=game is None)
     for k, reading in enumerate(readings, 1):
+        reading.search = None                 # the reader's maps of the photo: not kept past the photo
         reading.not_given = not_given(game_read, reading.state, options)
         reading.models = {**hashes, **reading.models}
         reading.adapted = adapted + reading.adapted

@@ -57,6 +57,9 @@ class Reading:
     detection: dict = field(default_factory=dict)   # the game detected: the cue, the games tried
     models: dict[str, str] = field(default_factory=dict)   # model name -> SHA-256 of the file that read it
     adapted: list[str] = field(default_factory=list)       # the models adapted to this set (learn, calibrate)
+    # what the reader made of the photo while searching it (its own object, never in the JSON form):
+    # the search for one more board, this one covered, starts from it (Covered; vision.read.read_boards)
+    search: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         module = scoring.game_module(self.game)
@@ -77,6 +80,16 @@ class Reading:
             "models": dict(self.models),
             "adapted": list(self.adapted),
         }
+
+
+@dataclass(frozen=True)
+class Covered:
+    """A photo that a reader searched before, given to it again with the board it found covered:
+    what it made of the photo then (:attr:`Reading.search`) and the box (x0, y0, x1, y1, pixels)
+    outside which the photo is as it was. A reader may start from it rather than from scratch."""
+
+    search: Any
+    box: tuple[int, int, int, int]
 
 
 class _Clock:

@@ -29,7 +29,7 @@ All parameters are in :data:`LOCATE`; the expected printed lines in a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -111,24 +111,18 @@ class Located:
 
 
 def locate_sheet(image: np.ndarray, layout: Layout | None = None,
-                 params: Locate = LOCATE) -> Located | None:
+                 params: Locate = LOCATE, maps: "PhotoMaps | None" = None) -> Located | None:
     """Find the sheet in a BGR (or grey) photo; None if there is none.
 
     The corners are TL, TR, BR, BL of the sheet as printed, whatever the
-    sheet's rotation in the photo.
+    sheet's rotation in the photo. ``maps``: the photo's :class:`PhotoMaps`, where the caller
+    has them (:func:`covered_maps`); made here otherwise.
     """
     layout = layout or avenue_layout()
-    scale = min(1.0, params.work_long_side / max(image.shape[:2]))
-    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    full = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    # printed lines are thin: look for them at the photo's own resolution too
-    coarse = line_map(work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY))
-    fine_scale = min(1.0, params.fine_long_side / max(image.shape[:2]))
-    fine = None
-    if fine_scale > scale * 1.25:
-        small = cv2.resize(full, None, fx=fine_scale, fy=fine_scale, interpolation=cv2.INTER_AREA) \
-            if fine_scale < 1 else full
-        fine = line_map(small, 3, 2)
+    if maps is None or maps.sizes != (params.work_long_side, params.fine_long_side):
+        maps = photo_maps(image, params)
+    work, scale, full, coarse, fine = maps.work, maps.scale, maps.full, maps.coarse, maps.fine
+    fine_scale = maps.fine_scale
 
     # every candidate in each of its four rotations, scored at once on each line map
     candidates = candidate_quads(work, layout, params)
@@ -160,6 +154,152 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
         return None
     s, corners, quad, rect = best
     return Located(corners.astype(np.float32), float(s), quad.astype(np.float32), rect)
+
+
+# ---------------------------------------------------------------------------
+# The photo's maps, made once and kept where one sheet is covered
+
+@dataclass(frozen=True)
+class PhotoMaps:
+    """What the search makes of a photo before it looks for outlines (:func:`photo_maps`): the
+    photo scaled down to ``work_long_side``, its grey at full size, and the printed lines' maps
+    (:func:`line_map`) of both, the finer one at up to ``fine_long_side``. The photo with one
+    sheet covered keeps them outside the cover (:func:`covered_maps`)."""
+
+    work: np.ndarray            # the photo at work scale (as it is: BGR or grey)
+    scale: float                # work pixels per photo pixel
+    full: np.ndarray            # the photo in grey, at its own size
+    coarse: np.ndarray          # line_map of the work photo's grey
+    small: np.ndarray | None    # the grey at fine_scale, where that is finer than work (full at 1)
+    fine: np.ndarray | None     # its line_map (3, 2)
+    fine_scale: float
+    sizes: tuple[int, int]      # (work_long_side, fine_long_side) they were made for
+
+
+def gray_of(image: np.ndarray) -> np.ndarray:
+    """The image in grey (itself if it is)."""
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def shrink(image: np.ndarray, scale: float) -> np.ndarray:
+    """The image scaled by ``scale`` (< 1) with OpenCV's area resampling."""
+    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+
+
+def photo_maps(image: np.ndarray, params: Locate = LOCATE) -> PhotoMaps:
+    """The maps of a BGR (or grey) photo that :func:`locate_sheet` searches."""
+    scale = min(1.0, params.work_long_side / max(image.shape[:2]))
+    work = shrink(image, scale) if scale < 1 else image
+    full = gray_of(image)
+    # printed lines are thin: look for them at the photo's own resolution too
+    coarse = line_map(gray_of(work))
+    fine_scale = min(1.0, params.fine_long_side / max(image.shape[:2]))
+    small = fine = None
+    if fine_scale > scale * 1.25:
+        small = shrink(full, fine_scale) if fine_scale < 1 else full
+        fine = line_map(small, 3, 2)
+    return PhotoMaps(work, scale, full, coarse, small, fine, fine_scale,
+                     (params.work_long_side, params.fine_long_side))
+
+
+def covered_maps(maps: PhotoMaps, image: np.ndarray, box, params: Locate = LOCATE) -> PhotoMaps:
+    """:func:`photo_maps` of ``image``, a photo that is the one ``maps`` were made of except inside
+    ``box`` (x0, y0, x1, y1: a sheet covered there), pixel for pixel what they would be, made
+    again only over the box and as far around it as each map's pixels see
+    (:func:`shrunk_again`, :func:`line_map_again`)."""
+    if maps.sizes != (params.work_long_side, params.fine_long_side) or maps.full.shape != image.shape[:2]:
+        return photo_maps(image, params)
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = (int(v) for v in box)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x0 >= x1 or y0 >= y1:
+        return maps
+    box = (x0, y0, x1, y1)
+    if image.ndim == 2:
+        full = image
+    else:
+        full = maps.full.copy()
+        full[y0:y1, x0:x1] = gray_of(image[y0:y1, x0:x1])
+    work, work_box = (shrunk_again(maps.work, image, maps.scale, box) if maps.scale < 1
+                      else (image, box))
+    coarse = line_map_again(maps.coarse, work, work_box)
+    small = fine = None
+    if maps.fine is not None:
+        small, small_box = (shrunk_again(maps.small, full, maps.fine_scale, box) if maps.fine_scale < 1
+                            else (full, box))
+        fine = line_map_again(maps.fine, small, small_box, 3, 2)
+    return replace(maps, work=work, full=full, coarse=coarse, small=small, fine=fine)
+
+
+def shrunk_again(shrunk: np.ndarray, image: np.ndarray, scale: float, box) -> tuple[np.ndarray, tuple]:
+    """:func:`shrink` of ``image`` by ``scale``, where ``shrunk`` is that of an image differing from it
+    only inside ``box`` (x0, y0, x1, y1): ``shrunk`` with the pixels whose footprint reaches into
+    the box made again, and that region of it (x0, y0, x1, y1).
+
+    The pixels are shrunk from a part of ``image`` on which OpenCV's area resampling lays the
+    same grid as on the whole: one that starts at the origin, or where the grid starts again on
+    a whole pixel (:func:`_grid_period`), and that holds each remade pixel's footprint whole; so
+    each is exactly what the whole photo's resize gives.
+    """
+    xs = _remade_span(box[0], box[2], image.shape[1], shrunk.shape[1], scale)
+    ys = _remade_span(box[1], box[3], image.shape[0], shrunk.shape[0], scale)
+    (a, b, c0, c1, o), (ya, yb, cy0, cy1, oy) = xs, ys
+    part = shrink(image[cy0:cy1, c0:c1], scale)
+    if part.shape[1] < b - o or part.shape[0] < yb - oy:      # not expected; the whole resize then
+        return shrink(image, scale), (0, 0, shrunk.shape[1], shrunk.shape[0])
+    out = shrunk.copy()
+    out[ya:yb, a:b] = part[ya - oy:yb - oy, a - o:b - o]
+    return out, (a, ya, b, yb)
+
+
+def _grid_period(scale: float) -> int | None:
+    """The number of shrunk pixels after which OpenCV's area grid (source pixels per shrunk pixel,
+    ``1 / scale`` as OpenCV computes it) starts again on a whole source pixel, exactly in
+    floating point: the smallest power of two that makes it a whole number; None if none up to 4096.
+
+    >>> _grid_period(1024 / 2000), _grid_period(0.5), _grid_period(1024 / 2309), _grid_period(0.3)
+    (64, 1, 1024, None)
+    """
+    step = 1.0 / scale
+    for k in range(13):
+        if (step * 2 ** k).is_integer():
+            return 2 ** k
+    return None
+
+
+def _remade_span(lo: int, hi: int, n_src: int, n_dst: int, scale: float) -> tuple[int, int, int, int, int]:
+    """Along one axis, for source pixels ``lo:hi`` changed: the shrunk pixels ``a:b`` that may
+    change, the source part ``c0:c1`` to shrink them from, and the shrunk pixel ``o`` where that
+    part's first one lies (see :func:`shrunk_again`)."""
+    step = 1.0 / scale
+    a = max(0, int(np.floor(lo * scale)) - 1)
+    b = min(n_dst, int(np.ceil(hi * scale)) + 1)
+    period = _grid_period(scale)
+    o = (a // period) * period if period else 0
+    c0 = int(o * step)
+    c1 = n_src if b >= n_dst else min(n_src, int(np.ceil(b * step)) + 2)
+    if c1 < n_src and round((c1 - c0) * scale) < b - o:
+        c1 = n_src
+    if c1 == n_src and round((c1 - c0) * scale) != n_dst - o:      # the part's end off the grid's
+        o, c0 = 0, 0
+    return a, b, c0, c1, o
+
+
+def line_map_again(old: np.ndarray, image: np.ndarray, box, width_px: int = 5, tolerance_px: int = 2) -> np.ndarray:
+    """:func:`line_map` of ``image`` (BGR or grey), where ``old`` is that of an image differing from
+    it only inside ``box`` (x0, y0, x1, y1): ``old`` with the pixels that see into the box made
+    again, from a part of the image reaching as far again around them (the closing and the
+    tolerance's dilation see ``width_px // 2`` twice and ``tolerance_px``), so that each is exactly
+    what the whole image's map gives."""
+    reach = 2 * (width_px // 2) + tolerance_px
+    h, w = old.shape
+    x0, y0, x1, y1 = box
+    rx0, ry0, rx1, ry1 = max(0, x0 - reach), max(0, y0 - reach), min(w, x1 + reach), min(h, y1 + reach)
+    cx0, cy0, cx1, cy1 = max(0, rx0 - reach), max(0, ry0 - reach), min(w, rx1 + reach), min(h, ry1 + reach)
+    part = line_map(gray_of(image[cy0:cy1, cx0:cx1]), width_px, tolerance_px)
+    out = old.copy()
+    out[ry0:ry1, rx0:rx1] = part[ry0 - cy0:ry1 - cy0, rx0 - cx0:rx1 - cx0]
+    return out
 
 
 def _check_finds(found, full: np.ndarray, layout: Layout, params: Locate, strict: bool = False):

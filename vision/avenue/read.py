@@ -25,9 +25,9 @@ from vision.avenue.cells import (cell_names, column_names, ink_darkness, prepare
                                  shifted_looks)
 from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE
-from vision.avenue.locate import LOCATE, avenue_layout, locate_sheet
+from vision.avenue.locate import LOCATE, PhotoMaps, avenue_layout, covered_maps, locate_sheet, photo_maps
 from vision.avenue.rectify import rectify_sheet
-from vision.reading import GameReader, Reading
+from vision.reading import Covered, GameReader, Reading
 from vision.reading import _Clock
 
 
@@ -82,14 +82,25 @@ def _candidates(pred, i: int, k: int = 6) -> list[tuple[Any, float]]:
     return [(_label_value(label), p) for label, p in pred.top(i, k)]
 
 
-def locate_avenue(image: np.ndarray, source: str, searches: tuple = (LOCATE, SECOND_SEARCH)):
+def locate_avenue(image: np.ndarray, source: str, searches: tuple = (LOCATE, SECOND_SEARCH),
+                  maps: PhotoMaps | None = None):
     """The Avenue sheet in ``image`` (:func:`vision.avenue.locate.locate_sheet`), by each locate setting
-    of ``searches`` in turn; where none finds it, refused in one line naming ``source``."""
+    of ``searches`` in turn; where none finds it, refused in one line naming ``source``. ``maps``:
+    the photo's maps, where they are made already (each search that takes them uses them)."""
     for search in searches:
-        located = locate_sheet(image, avenue_layout(AVENUE), search)
+        located = locate_sheet(image, avenue_layout(AVENUE), search, maps)
         if located is not None:
             return located
     raise UserError.naming(source, f"no Avenue sheet found in {source}")
+
+
+def search_maps(image: np.ndarray, search, covered: Covered | None = None) -> PhotoMaps:
+    """The maps that ``search`` looks at in ``image`` (:func:`vision.avenue.locate.photo_maps`): made
+    again only around the cover where ``covered`` holds those of the photo before it
+    (:func:`vision.avenue.locate.covered_maps`)."""
+    if covered is not None and isinstance(covered.search, PhotoMaps):
+        return covered_maps(covered.search, image, covered.box, search)
+    return photo_maps(image, search)
 
 
 def road_ink(cells: np.ndarray, pred, template, min_confidence: float = 0.5) -> float | None:
@@ -159,11 +170,15 @@ def read_sheet(rectified: np.ndarray, px_per_mm: float, template, models: Avenue
 
 
 def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
-                models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH)) -> Reading:
+                models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH),
+                covered: Covered | None = None) -> Reading:
     """Read an Avenue sheet from a decoded photo (the stages after decoding); ``searches``: the
-    locate settings tried in turn until one finds the sheet."""
+    locate settings tried in turn until one finds the sheet. ``covered``: this photo as searched
+    before, a sheet found in it now covered (:func:`vision.read.read_boards`); the reading keeps
+    the photo's maps (:attr:`vision.reading.Reading.search`) for the next such search."""
     template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
-    located = locate_avenue(image, source, searches)
+    maps = search_maps(image, searches[0], covered)
+    located = locate_avenue(image, source, searches, maps)
     clock.lap("locate")
     rect = rectify_sheet(image, located.corners, AVENUE)
     clock.lap("rectify")
@@ -172,7 +187,8 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
     clock.lap("score")
     return Reading("avenue", source, assembled.state, assembled.confidences, assembled.flags,
                    assembled.findings, card, located.corners, rect.image,
-                   alternatives={name: cands[:3] for name, cands in readings.items()})   # the three likeliest, shown
+                   alternatives={name: cands[:3] for name, cands in readings.items()},   # the three likeliest, shown
+                   search=maps)
 
 
 #: game -> the reader of a decoded photo: ``f(image, source, clock, **options) -> Reading``.
