@@ -412,9 +412,9 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
     for kind, mask in masks:
         mode = cv2.RETR_LIST if kind == "edges" else cv2.RETR_EXTERNAL
         contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
-        contours = [c for c in contours if cv2.contourArea(c) >= min_area]
-        contours.sort(key=cv2.contourArea, reverse=True)
-        for n, c in enumerate(contours[:params.max_candidates]):
+        sized = [(cv2.contourArea(c), c) for c in contours]
+        sized = sorted([ac for ac in sized if ac[0] >= min_area], key=lambda ac: ac[0], reverse=True)
+        for n, (_, c) in enumerate(sized[:params.max_candidates]):
             quad = fit_quad(c)
             if quad is None or cv2.contourArea(quad) < min_area:
                 continue
@@ -453,11 +453,15 @@ def whiteness(image: np.ndarray) -> np.ndarray:
 
 
 def _dedupe(found, tol: float = 6.0):
-    out = []
+    """``found`` (quad, rect) without those whose every corner lies within ``tol`` of one kept
+    before for the same rectangle."""
+    out, kept = [], {}
     for quad, rect in found:
-        if any(rect == r and np.abs(quad - q).max() < tol for q, r in out):
+        same_rect = kept.get(rect)
+        if same_rect and (np.abs(np.array(same_rect) - quad).max(axis=(1, 2)) < tol).any():
             continue
         out.append((quad, rect))
+        kept.setdefault(rect, []).append(quad)
     return out
 
 
@@ -537,8 +541,10 @@ def line_ratios(response: np.ndarray, homographies: np.ndarray, layout: Layout) 
     with np.errstate(divide="ignore", invalid="ignore"):
         xy = proj[:, :, :2] / proj[:, :, 2:3]
     ratios = np.zeros((k, len(count)))
-    finite = np.isfinite(xy).all(axis=(1, 2))
-    xy = np.where(np.isfinite(xy), xy, -1.0)
+    defined = np.isfinite(xy)
+    finite = defined.all(axis=(1, 2))
+    if not finite.all():
+        xy = np.where(defined, xy, -1.0)
     xi, yi = np.rint(xy[:, :, 0]).astype(np.int64), np.rint(xy[:, :, 1]).astype(np.int64)
     inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
     keep = finite & (inside.mean(axis=1) >= 0.98)
