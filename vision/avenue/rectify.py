@@ -122,9 +122,9 @@ def _crossing_profiles(resp: np.ndarray, ix: np.ndarray, iy: np.ndarray, r: int,
     """Around each crossing (ix, iy) of ``resp`` (whose windows lie inside it): the vertical
     line's profile (the window ``2r + 1`` wide, summed over ``2a + 1`` rows) and the horizontal
     line's (``2r + 1`` high, summed over ``2a + 1`` columns), (N, 2r + 1) each."""
-    near, arm = np.arange(-r, r + 1), np.arange(-a, a + 1)
-    cols = resp[(iy[:, None] + arm)[:, :, None], (ix[:, None] + near)[:, None, :]]    # (N, arm, near)
-    rows = resp[(iy[:, None] + near)[:, :, None], (ix[:, None] + arm)[:, None, :]]    # (N, near, arm)
+    windows = np.lib.stride_tricks.sliding_window_view
+    cols = windows(resp, (2 * a + 1, 2 * r + 1))[iy - a, ix - r]      # (N, arm, near)
+    rows = windows(resp, (2 * r + 1, 2 * a + 1))[iy - r, ix - a]      # (N, near, arm)
     return cols.sum(axis=1), rows.sum(axis=2)
 
 
