@@ -539,19 +539,20 @@ def line_ratios(response: np.ndarray, homographies: np.ndarray, layout: Layout) 
     pts = points[0].astype(np.float64)
     proj = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(homographies, np.float64).transpose(0, 2, 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        xy = proj[:, :, :2] / proj[:, :, 2:3]
+        x, y = proj[:, :, 0] / proj[:, :, 2], proj[:, :, 1] / proj[:, :, 2]
     ratios = np.zeros((k, len(count)))
-    defined = np.isfinite(xy)
-    finite = defined.all(axis=(1, 2))
+    x_defined, y_defined = np.isfinite(x), np.isfinite(y)
+    finite = x_defined.all(axis=1) & y_defined.all(axis=1)
     if not finite.all():
-        xy = np.where(defined, xy, -1.0)
-    xi, yi = np.rint(xy[:, :, 0]).astype(np.int64), np.rint(xy[:, :, 1]).astype(np.int64)
-    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
-    keep = finite & (inside.mean(axis=1) >= 0.98)
+        x, y = np.where(x_defined, x, -1.0), np.where(y_defined, y, -1.0)
+    x, y = np.rint(x), np.rint(y)                   # the nearest pixels (whole numbers, as floats)
+    inside = (x >= 0) & (y >= 0) & (x < w) & (y < h)
+    keep = finite & (np.count_nonzero(inside, axis=1) / inside.shape[1] >= 0.98)
     if not keep.any():
         return ratios
-    xi, yi = np.clip(xi[keep], 0, w - 1), np.clip(yi[keep], 0, h - 1)
-    values = response[yi, xi].astype(np.float32)
+    # the few points off the photo read its edge (each index clipped to the photo)
+    at = np.ravel_multi_index((y[keep].astype(np.int64), x[keep].astype(np.int64)), (h, w), mode="clip")
+    values = response.ravel()[at].astype(np.float32)
     starts = np.concatenate([[0], np.cumsum(count)[:-1]])
     on = np.add.reduceat(values[:, :n_on], starts, axis=1) / count
     ratios[keep] = on / (values[:, n_on:].mean(axis=1, keepdims=True) + 2.0)
