@@ -134,9 +134,10 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
     if fine is not None:
         zoom = np.diag([fine_scale / scale, fine_scale / scale, 1.0])
         scores = np.maximum(scores, line_scores(fine, zoom @ homographies, layout))
-    found = [(float(s), cv2.perspectiveTransform(sheet[None], h)[0] / scale, quad / scale, rect)
-             for s, h, (_, quad, rect) in zip(scores, homographies, turns)]
-    found.sort(key=lambda f: -f[0])
+    # best first; the sheet's corners worked out for those that may be checked only
+    order = sorted(range(len(turns)), key=lambda i: -scores[i])[:max(1, params.refine_top, params.strict_top)]
+    found = [(float(scores[i]), cv2.perspectiveTransform(sheet[None], homographies[i])[0] / scale,
+              turns[i][1] / scale, turns[i][2]) for i in order]
     if layout.grid is None:        # no grid to check against: the outline's score decides
         if not found or found[0][0] < params.min_score:
             return None
@@ -389,9 +390,8 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
     if image.ndim == 3:
         planes.append(cv2.GaussianBlur(whiteness(image), (5, 5), 0))
     for plane in planes:
-        otsu, _ = cv2.threshold(plane, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        brights = [cv2.threshold(plane, level, 255, cv2.THRESH_BINARY)[1]
-                   for level in (otsu, otsu + 0.5 * (255 - otsu))]
+        otsu, above = cv2.threshold(plane, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        brights = [above, cv2.threshold(plane, otsu + 0.5 * (255 - otsu), 255, cv2.THRESH_BINARY)[1]]
         # brighter than the neighbourhood, at the scale of a third of the photo
         block = (min(h, w) // 3) | 1
         brights.append(cv2.adaptiveThreshold(plane, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
