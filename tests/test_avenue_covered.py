@@ -94,13 +94,46 @@ def test_the_grid_found_at_once_is_the_grid_found_crossing_by_crossing():
     assert cut is None or cut[1] >= RECTIFY.min_inliers
 
 
-def test_the_second_sheets_search_reads_what_a_search_from_scratch_reads(tmp_path):
+def _two_sheets(tmp_path):
     a, b = (cv2.imread(str(SAMPLES / f"avenue-photo-{i}.jpg")) for i in (1, 2))
     height = min(a.shape[0], b.shape[0])
     a, b = (cv2.resize(x, (round(x.shape[1] * height / x.shape[0]), height), interpolation=cv2.INTER_AREA)
             for x in (a, b))
     photo = tmp_path / "two.jpg"
     cv2.imwrite(str(photo), np.hstack([a, b]), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return photo
+
+
+def test_the_search_for_more_sheets_begins_once_the_first_is_found(tmp_path, monkeypatch):
+    """The search for a second sheet runs beside the reading of the first (it needs only where the
+    first lies), with the game given or detected, and reads what a search after it reads."""
+    import threading
+    from dataclasses import replace
+
+    import vision.read as read_module
+
+    photo = _two_sheets(tmp_path)
+    where, real = [], read_module._more_boards
+
+    def spy(*args, **kwargs):
+        where.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(read_module, "_more_boards", spy)
+    beside = [read_boards(photo, game, use_saved=False) for game in ("avenue", None)]
+    assert len(where) == 2 and all(name.startswith("scorelens-more-boards") for name in where)
+    reader = read_module.game_reader("avenue")
+    monkeypatch.setattr(read_module, "game_reader", lambda g: replace(reader, tells_located=False))
+    after = read_boards(photo, "avenue", use_saved=False)
+    assert where[2] == threading.current_thread().name                  # no hook: searched after the first
+    for readings in beside:
+        assert [r.source for r in readings] == [f"{photo}#1", f"{photo}#2"]
+        assert [r.to_dict()["state"] for r in readings] == [r.to_dict()["state"] for r in after]
+        assert all(np.array_equal(r.corners, s.corners) for r, s in zip(readings, after))
+
+
+def test_the_second_sheets_search_reads_what_a_search_from_scratch_reads(tmp_path):
+    photo = _two_sheets(tmp_path)
     readings = read_boards(photo, "avenue", use_saved=False)
     assert len(readings) == 2 and all(r.search is None for r in readings)     # the maps not kept past the photo
 

@@ -26,6 +26,7 @@ import inspect
 import json
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -179,15 +180,19 @@ def _decode(photo) -> tuple[str, Any]:
 
 
 def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock,
-                 options: dict) -> tuple[Reading, dict]:
+                 options: dict, on_located: Callable[[str], Callable] | None = None) -> tuple[Reading, dict]:
     """Read the first board: with ``game``'s reader, or (None) with each game's reader in the order
     of the detector's cue until one finds its board (:mod:`vision.detect`). Returns the reading and
-    the detection's record (the cue, the games tried)."""
+    the detection's record (the cue, the games tried). ``on_located(game)`` gives the hook that a
+    reader which takes one (:attr:`GameReader.tells_located`) calls as soon as its board is found."""
     from vision import detect
+
+    def hook(g: str) -> dict:
+        return {"on_located": on_located(g)} if on_located is not None and game_reader(g).tells_located else {}
 
     if game is not None:
         try:
-            return READERS[game](image, source, clock, **options), {}
+            return READERS[game](image, source, clock, **options, **hook(game)), {}
         except UserError as e:
             if not detect.is_not_found(e):
                 raise
@@ -212,7 +217,8 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         tried.append(candidate)
         trial = _Clock()          # a reader that refuses the photo: its whole time is one stage, "refused:GAME"
         try:
-            reading = READERS[candidate](image, source, trial, **_options_for(candidate, options, True))
+            reading = READERS[candidate](image, source, trial, **_options_for(candidate, options, True),
+                                         **hook(candidate))
         except UserError as e:
             if not detect.is_not_found(e):
                 raise
@@ -263,28 +269,35 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
     clock.lap("decode")
     from vision.detect import is_not_found
 
-    first, detection = _first_board(decoded.image, source, game, clock, options)
+    early: dict = {}            # a search for more boards begun while the first is still being read
+
+    def on_located(g: str) -> Callable:
+        def start(corners: np.ndarray, search: Any) -> None:
+            early.clear()
+            early.update(game=g, corners=corners, job=_BACKGROUND.submit(
+                _more_boards, decoded.image, corners, search, g, source, _options_for(g, options, game is None)))
+        return start
+
+    try:
+        first, detection = _first_board(decoded.image, source, game, clock, options,
+                                        on_located if several else None)
+    except BaseException:
+        if early:               # a search begun for a board that was then refused: its result is dropped
+            early["job"].cancel()
+        raise
+    job = early.get("job")
     game_read = first.game
     options = _options_for(game_read, options, game is None)
     first.detection = detection
-    readings = [first]
-    image = decoded.image
-    more_boards = game_reader(game_read).more_boards     # None: one board a photo
-    while (several and more_boards is not None and len(readings) < BOARDS.most
-           and board_share(readings[-1].corners, decoded.image) < BOARDS.crowded):
-        searched = readings[-1].search        # what the reader made of the photo, for it to start from
-        image, box = covered_board(image, readings[-1].corners)
-        more = _Clock()
-        covered = {} if searched is None else {"covered": Covered(searched, box)}
-        try:
-            reading = READERS[game_read](image, source, more, **options, **more_boards, **covered)
-        except UserError as e:
-            if not is_not_found(e):
-                raise
-            break
-        reading.timings_ms = more.total()
+    if job is not None and early["game"] == game_read and np.array_equal(early["corners"], first.corners):
+        more = job.result()
+    else:
+        if job is not None:     # begun for a board that was not the one read (a reader that went on to refuse it)
+            job.cancel()
+        more = _more_boards(decoded.image, first.corners, first.search, game_read, source, options) if several else []
+    readings = [first] + more
+    for reading in more:
         reading.detection = detection
-        readings.append(reading)
     hashes, adapted = models_used(game_read, detected=game is None)
     for k, reading in enumerate(readings, 1):
         reading.search = None                 # the reader's maps of the photo: not kept past the photo
@@ -307,6 +320,37 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
             load_json(saved, "saved review")      # the limits first: a regular file, sane JSON
         readings[0] = apply_saved(readings[0])
     return readings
+
+
+#: One thread that searches a photo for more boards while its first board is read (the search
+#: needs only where the first board lies; numpy, OpenCV and onnxruntime let go of the GIL).
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scorelens-more-boards")
+
+
+def _more_boards(image: np.ndarray, corners: np.ndarray, search: Any, game: str, source: str,
+                 options: dict) -> list[Reading]:
+    """The boards of ``game`` in ``image`` besides the one at ``corners``: each board found is covered
+    (:func:`covered_board`) and the reader looks again, while the photo holds few enough boards
+    (:data:`BOARDS`). ``search`` is what the reader made of the photo (:attr:`Reading.search`)."""
+    from vision.detect import is_not_found
+
+    more_boards = game_reader(game).more_boards     # None: one board a photo
+    found: list[Reading] = []
+    while (more_boards is not None and 1 + len(found) < BOARDS.most
+           and board_share(corners, image) < BOARDS.crowded):
+        image, box = covered_board(image, corners)
+        clock = _Clock()
+        covered = {} if search is None else {"covered": Covered(search, box)}
+        try:
+            reading = READERS[game](image, source, clock, **options, **more_boards, **covered)
+        except UserError as e:
+            if not is_not_found(e):
+                raise
+            break
+        reading.timings_ms = clock.total()
+        found.append(reading)
+        corners, search = reading.corners, reading.search
+    return found
 
 
 def read_photo(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,

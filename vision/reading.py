@@ -35,6 +35,8 @@ class GameReader:
     off_board: tuple[str, ...] = ()         # fields of the state's JSON form that no photo shows (0 unless given)
     how_to_give: str = ""                   # how the user gives them
     more_boards: dict | None = None         # read()'s options to look for one more board; None: one board a photo
+    tells_located: bool = False             # read() takes on_located(corners, search), called once the board is
+                                            # found, before it is read: the search for more boards starts then
 
 
 @dataclass

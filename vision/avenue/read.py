@@ -13,7 +13,7 @@ parameters at its top; :func:`read_avenue` ties them together, :func:`draw_avenu
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -171,15 +171,18 @@ def read_sheet(rectified: np.ndarray, px_per_mm: float, template, models: Avenue
 
 def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
                 models: AvenueModels = AVENUE_MODELS, searches: tuple = (LOCATE, SECOND_SEARCH),
-                covered: Covered | None = None) -> Reading:
+                covered: Covered | None = None, on_located: Callable | None = None) -> Reading:
     """Read an Avenue sheet from a decoded photo (the stages after decoding); ``searches``: the
     locate settings tried in turn until one finds the sheet. ``covered``: this photo as searched
     before, a sheet found in it now covered (:func:`vision.read.read_boards`); the reading keeps
-    the photo's maps (:attr:`vision.reading.Reading.search`) for the next such search."""
+    the photo's maps (:attr:`vision.reading.Reading.search`) for the next such search.
+    ``on_located(corners, maps)`` is called as soon as the sheet is found, before it is read."""
     template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
     maps = search_maps(image, searches[0], covered)
     located = locate_avenue(image, source, searches, maps)
     clock.lap("locate")
+    if on_located is not None:
+        on_located(located.corners, maps)
     rect = rectify_sheet(image, located.corners, AVENUE)
     clock.lap("rectify")
     assembled, readings = read_sheet(rect.image, rect.px_per_mm, template, models, clock)
@@ -274,4 +277,5 @@ def sheet_text(sheet: avenue.Sheet) -> list[str]:
 
 
 READER = GameReader("avenue", read_avenue, draw_avenue, sheet_text, options=("template", "models"),
-                    models=("avenue-cells", "avenue-column"), more_boards={"searches": (MORE_SEARCH,)})
+                    models=("avenue-cells", "avenue-column"), more_boards={"searches": (MORE_SEARCH,)},
+                    tells_located=True)
