@@ -59,9 +59,10 @@ def test_no_training_run_imports_the_proxy():
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
 
 
-def test_the_shipped_model_cannot_read_the_proxy_art_and_a_calibration_can(calibrated):
-    """The proxy is foreign: the shipped model reads few of its tiles (as it reads few of a real
-    set's); the reader adapted from one calibration photo reads most of them."""
+def test_the_shipped_model_reads_most_of_the_proxy_art_and_a_calibration_more(calibrated):
+    """The shipped model, trained on a wide family of sets as well as our art, reads most of the
+    proxy's tiles, a set it never saw (a model of our three styles alone read 7%); the reader adapted
+    from one calibration photo reads more of them."""
     report, path = calibrated
     crops, labels = zip(*(proxy_crops(seed) for seed in (131, 132)))
     crops, labels = np.concatenate(crops), sum(labels, [])
@@ -74,8 +75,9 @@ def test_the_shipped_model_cannot_read_the_proxy_art_and_a_calibration_can(calib
         return np.mean([model.labels[i] == want for i, want in zip(probs.argmax(1), labels)])
 
     assert len(labels) >= 40
-    assert right(classify.TileModel()) < 0.6
-    assert right(classify.TileModel(calibration=carc_calibration.load_calibration(path)), tile=True) >= 0.85
+    shipped = right(classify.TileModel())
+    adapted = right(classify.TileModel(calibration=carc_calibration.load_calibration(path)), tile=True)
+    assert shipped >= 0.7 and adapted >= 0.85 and adapted > shipped
 
 
 def test_a_reading_records_the_calibration_it_was_read_with_and_only_that(calibrated):
@@ -95,8 +97,8 @@ def test_a_reading_records_the_calibration_it_was_read_with_and_only_that(calibr
 def test_calibration_finds_the_24_tiles_by_geometry_and_reads_them_again(calibrated):
     report, path = calibrated
     assert report["method"] == "exemplars" and report["turn"] in (0, 90, 180, 270)
-    assert report["fit_before"] < 0.6                # the shipped model could not have found them
     assert report["reread"] >= 23, report
+    assert report["fit_before"] < report["reread"] / 24    # the adapted reader reads more than the shipped one
     calib = carc_calibration.load_calibration(path)
     assert calib.method == "exemplars" and calib.info["reread"] == report["reread"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -225,6 +226,56 @@ def test_carcassonne_styles_differ():
         assert np.abs(drawn[name] - drawn["unseen"]).mean() > 15
     _, truth = render("carcassonne", 9, megapixels=0.5, style="unseen")
     assert truth["camera"]["style"] == "unseen"
+
+
+def test_carcassonne_wide_family_varies_the_set_but_keeps_the_layout():
+    """The wide family that training mixes in: each set its own art (no two alike, unlike any of
+    our styles), copies of a type printed two ways where the set's copies differ, a tile's cut
+    side showing in the gap the light throws it into, and followers of the set's own size."""
+    from scoring import carcassonne
+    from vision.carcassonne import render as art
+    from vision.geometry import CARCASSONNE
+
+    tile = carcassonne.load_catalogue()["D"]
+    sets = [art.wide_style(np.random.default_rng(seed)) for seed in range(8)]
+    drawn = [art.draw_tile(tile, s, 2.0, np.random.default_rng(0)).image.astype(int) for s in sets]
+    ours = [art.draw_tile(tile, art.STYLES[n], 2.0, np.random.default_rng(0)).image.astype(int)
+            for n in art.TRAINING_STYLES]
+    for i, a in enumerate(drawn):
+        assert min(np.abs(a - b).mean() for b in drawn[:i] + drawn[i + 1:] + ours) > 5
+    i = next(i for i, s in enumerate(sets) if s.copies_differ)
+    first, second = (art.draw_tile(tile, sets[i], 2.0, np.random.default_rng(0), v).image.astype(int)
+                     for v in (0, 1))
+    assert 0 < np.abs(first - second).mean() < np.abs(first - drawn[i - 1]).mean()
+
+    layout = carcassonne.Layout((carcassonne.Placement(0, 0, "D", 0),),
+                                (carcassonne.Meeple("red", "follower", 0, 0, "road:E"),))
+    def laid(**change):
+        style = replace(sets[0], cast_shadow=0.0, copies_differ=False, **change)
+        boxes: dict = {}
+        img = art.draw_layout(layout, np.random.default_rng(3), px_per_mm=4.0, style=style, _boxes=boxes)
+        return img, boxes
+    thin, thick = laid(thickness_mm=0.0), laid(thickness_mm=2.5)
+    extra = (thick[0][:, :, 3] > 0) & (thin[0][:, :, 3] == 0)       # the side, where the tile is thick
+    cx, cy = (round(v * 2) for v in np.add(thin[1]["tile:0,0"][:2], thin[1]["tile:0,0"][2:]))
+    ys, xs = np.nonzero(extra)
+    assert extra.sum() > 45 * 4 * 2 * 3                          # a band along two sides
+    assert (xs - cx).mean() > 40 and (ys - cy).mean() > 40       # thrown down and right, as the light falls
+    assert not extra[:cy, :cx].any()
+    size = lambda boxes: np.subtract(boxes["meeple:0"][2:], boxes["meeple:0"][:2]).max()
+    big, small = laid(meeple_size=1.3), laid(meeple_size=0.75)
+    assert size(big[1]) > 1.5 * size(small[1]) and size(small[1]) < CARCASSONNE.meeple_mm
+
+
+def test_carcassonne_training_renders_the_wide_sets(tmp_path):
+    """The training photos include the wide family's sets, cached apart from our own art's."""
+    from vision.carcassonne.train import CARCASSONNE_TRAINING, carcassonne_photos
+
+    params = replace(CARCASSONNE_TRAINING, photo_sets=(5,), wide_sets=(6,), photos=1, megapixels=(0.3,),
+                     cache=str(tmp_path))
+    photos = list(carcassonne_photos(params, log=lambda _: None))
+    assert [t["camera"]["style"] for _, t in photos] == ["default", "wide"]
+    assert sorted(p.name for p in tmp_path.glob("*.jpg")) == ["c5-0000.jpg", "w6-0000.jpg"]
 
 
 def test_a_meeple_on_a_city_stands_in_its_middle_clear_of_the_pennant():

@@ -45,7 +45,9 @@ class Calibrate:
     rerank: int = 6                 # exemplars: the best labels looked at again, blind to the cells least alike
     keep: float = 0.75              # ... keeping this share of the cells (a meeple hides the rest)
     rerank_views: int = 4           # ... of each label's exemplars, those most like the crop at first sight
-    missing_below: float = 0.3      # a square of the block this little unlike the table is a tile missing
+    missing_below: float = 0.5      # a square of the block this little unlike the table is a tile missing (tiles: 0.84
+    #                                 and up; the table in a hole, as the layout model trained on wide art sees it:
+    #                                 up to 0.41, tuning seed 104)
     min_explained: float = 0.2      # the block's own check: the edges' kinds (city, road, field) explain at least
     #                                 this share of how its tiles' edges look, in the turn found
     #                                 (:func:`calibration_turn`; tuning seeds: 0.47-0.52 where the block was

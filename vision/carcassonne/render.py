@@ -27,6 +27,7 @@ The flat layout is BGRA: the table shows through the gaps and holes.
 
 from __future__ import annotations
 
+import colorsys
 import math
 import random
 import zlib
@@ -38,7 +39,7 @@ import numpy as np
 from scoring import carcassonne
 from scoring.carcassonne import Layout, Meeple
 from vision.geometry import CARCASSONNE
-from vision.render.draw import LIGHT, Canvas, Pieces, shade, transform
+from vision.render.draw import LIGHT, Canvas, Pieces, circle_points, shade, transform
 
 STATE_OPTIONS = ("n_tiles", "colours")
 
@@ -113,7 +114,9 @@ def board_mm(layout: Layout) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class TileStyle:
-    """An art style of the tiles: palette, texture and line weight."""
+    """An art style of a set: the tiles' palette, texture and line weight. The fields after
+    ``blur`` are the wide family's (:func:`wide_style`, for training only); their defaults draw
+    our own art unchanged."""
 
     name: str
     field: tuple[float, float, float]
@@ -130,6 +133,24 @@ class TileStyle:
     outline_mm: float
     pennant: tuple[float, float, float]
     blur: float                 # softness of the print, in mm
+    field2: tuple[float, float, float] | None = None   # a second field colour, mottled in by ``grain``
+    grain: float = 0.0          # how strongly painted noise varies the field and the cities (0 flat)
+    grain_mm: float = 4.0       # ... the size of its blotches
+    strokes: int = 0            # painterly brush strokes on the field, per tile
+    road_kind: str = "edged"    # "edged" | "plain" | "dashed" (a centre line) | "cobbled"
+    cap_depth: float = 0.3      # how far a city on one edge reaches in (of a tile's side)
+    pennant_shape: str = "shield"   # "shield" | "disc" | "diamond" | "banner" | "star"
+    pennant_size: float = 1.1
+    cloister_kind: str = "chapel"   # "chapel" | "tower" | "round"
+    border: tuple[float, float, float] | None = None   # the printed edge's colour (None: the field's, darker)
+    border_mm: float = 0.35
+    copies_differ: bool = False     # two prints of each type, as copies of one set differ
+    thickness_mm: float = 0.0   # the tile's cut side, seen where the light throws it (0: a thin rim)
+    side: tuple[float, float, float] = (0.25, 0.3, 0.35)   # ... its colour (cardboard)
+    cast_shadow: float = 0.0    # how dark a tile's shadow falls on the table
+    meeple_size: float = 1.0    # the followers' height, of CARCASSONNE.meeple_mm
+    meeple_build: float = 1.0   # ... their width against their height
+    meeple_shape: float = 0.0   # ... how far their outline wanders from ours (0: ours)
 
 
 STYLES = {
@@ -158,13 +179,65 @@ def random_style(rng: np.random.Generator, name: str | None = None) -> TileStyle
     """A style (``name``, or one of the training styles) with its colours a little varied, as print runs vary."""
     if name in (None, "default"):
         name = TRAINING_STYLES[int(rng.integers(len(TRAINING_STYLES)))]
+    if name == "wide":
+        return wide_style(rng)
     if name not in STYLES:
-        raise ValueError(f"unknown Carcassonne art style {name!r}: default, {', '.join(STYLES)}")
+        raise ValueError(f"unknown Carcassonne art style {name!r}: default, wide, {', '.join(STYLES)}")
     base = STYLES[name]
     j = lambda c, a=0.05: tuple(float(v) for v in np.clip(np.array(c) + rng.uniform(-a, a, 3), 0, 1))
     return TileStyle(base.name, j(base.field), base.field_texture, j(base.road, 0.03), base.road_edge,
                      base.road_mm * rng.uniform(0.85, 1.15), j(base.city), base.city_texture, j(base.wall),
                      base.wall_mm, j(base.roof), base.outline, base.outline_mm, j(base.pennant), base.blur)
+
+
+def _hsv(h: float, sat: float, val: float) -> tuple[float, float, float]:
+    """A BGR colour (0..1) from a hue in degrees, a saturation and a value."""
+    r, g, b = colorsys.hsv_to_rgb((h % 360) / 360, float(np.clip(sat, 0, 1)), float(np.clip(val, 0, 1)))
+    return (b, g, r)
+
+
+def wide_style(rng: np.random.Generator) -> TileStyle:
+    """A set's art from a wide family, for training only: any meadow from blue-green to straw,
+    mottled or brushed; cities of stone, brick, sand or slate, shallow or deep; roads light or
+    dark, narrow or wide, edged, plain, dashed or cobbled; pennants of other shapes; chapels,
+    towers or round cloisters; printed borders; copies of a type printed a little differently;
+    tiles of any thickness with a cut side and a shadow; followers of other sizes and builds.
+
+    >>> a, b = wide_style(np.random.default_rng(1)), wide_style(np.random.default_rng(2))
+    >>> a.name.startswith("wide"), a != b
+    (True, True)
+    """
+    u = rng.uniform
+    pick = lambda *options: options[int(rng.integers(len(options)))]
+    field_hue = u(50, 170)
+    field = _hsv(field_hue, u(0.2, 0.85), u(0.35, 0.85))
+    field2 = _hsv(field_hue + u(-35, 35), u(0.15, 0.9), u(0.3, 0.9))
+    if rng.random() < 0.75:                                  # pale roads ...
+        road = _hsv(u(20, 60), u(0.0, 0.35), u(0.72, 1.0))
+        road_edge = pick(shade(road, u(0.3, 0.7)), (0.1, 0.1, 0.1), shade(field, u(0.4, 0.8)))
+    else:                                                    # ... or dark ones
+        road = _hsv(u(0, 60), u(0.0, 0.4), u(0.3, 0.55))
+        road_edge = pick(shade(road, u(0.4, 0.7)), _hsv(u(20, 60), u(0, 0.3), u(0.75, 0.95)))
+    while True:                                              # a city that stands out from the meadow
+        city = _hsv(pick(u(15, 45), u(0, 360), u(20, 40)), u(0.05, 0.75), u(0.45, 0.97))
+        if np.abs(np.subtract(city, field)).sum() > 0.35:
+            break
+    outline = _hsv(u(0, 60), u(0, 0.6), u(0.02, 0.35))
+    return TileStyle(
+        f"wide-{int(rng.integers(1 << 30))}", field=field, field_texture=pick("grass", "dots", "flat", "hatch"),
+        road=road, road_edge=road_edge, road_mm=u(2.4, 7.5), city=city,
+        city_texture=pick("roofs", "flat", "bricks", "hatch", "stones"), wall=shade(city, u(0.3, 0.8)),
+        wall_mm=u(0.4, 2.8), roof=_hsv(pick(u(0, 25), u(200, 240), u(20, 40)), u(0.2, 0.8), u(0.3, 0.8)),
+        outline=outline, outline_mm=pick(0.0, u(0.2, 1.0)),
+        pennant=_hsv(pick(u(200, 250), u(0, 15), u(40, 60), u(260, 300)), u(0.5, 1), u(0.35, 0.95)),
+        blur=u(0.0, 0.35), field2=field2, grain=u(0.0, 1.0), grain_mm=u(1.5, 8.0), strokes=int(rng.integers(0, 60)),
+        road_kind=pick("edged", "edged", "plain", "dashed", "cobbled"), cap_depth=u(0.2, 0.36),
+        pennant_shape=pick("shield", "disc", "diamond", "banner", "star"), pennant_size=u(0.8, 1.5),
+        cloister_kind=pick("chapel", "tower", "round"),
+        border=pick(None, _hsv(u(0, 60), u(0, 0.3), u(0.6, 1.0)), outline), border_mm=u(0.0, 1.6),
+        copies_differ=bool(rng.random() < 0.5), thickness_mm=u(0.5, 2.5),
+        side=_hsv(u(20, 50), u(0.05, 0.35), u(0.45, 0.9)), cast_shadow=u(0.0, 0.5),
+        meeple_size=u(0.75, 1.3), meeple_build=u(0.8, 1.25), meeple_shape=u(0.0, 0.12))
 
 
 # ---------------------------------------------------------------------------
@@ -193,11 +266,12 @@ def _inward_curve(edge: str, depth: float = CAP_DEPTH) -> np.ndarray:
     return _bezier(a, m + d * 2 * depth, b)
 
 
-def city_outline(edges: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The polygon of a city touching ``edges`` of a tile, and its walls (the curves inside the tile)."""
+def city_outline(edges: tuple[str, ...], depth: float = CAP_DEPTH) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The polygon of a city touching ``edges`` of a tile, and its walls (the curves inside the
+    tile); a city on one edge, or the bays of one on three, reach ``depth`` (mm) in."""
     edges = tuple(e for e in _ORDER if e in edges)
     if len(edges) == 1:
-        wall = _inward_curve(edges[0])
+        wall = _inward_curve(edges[0], depth)
         return wall, [wall]
     if len(edges) == 2 and _ORDER.index(edges[1]) - _ORDER.index(edges[0]) in (1, 3):
         first, second = edges if _ORDER.index(edges[1]) - _ORDER.index(edges[0]) == 1 else edges[::-1]
@@ -211,7 +285,7 @@ def city_outline(edges: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
         if e in edges:
             pts += list(_CORNERS[e])
         else:
-            curve = _inward_curve(e)
+            curve = _inward_curve(e, depth)
             pts += list(curve)
             walls.append(curve)
     return np.array(pts), walls
@@ -225,16 +299,21 @@ class TileArt:
     spots: list[tuple[float, float]]
 
 
-def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.random.Generator) -> TileArt:
-    """One tile as printed (north up), ``round(45 * ppm)`` pixels square."""
+def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.random.Generator,
+              variant: int = 0) -> TileArt:
+    """One tile as printed (north up), ``round(45 * ppm)`` pixels square; ``variant`` another
+    print of the type (where a style's copies differ)."""
     px = int(round(T * ppm))
     img = np.empty((px, px, 3), np.uint8)
     cv = Canvas(img, ppm)
     img[:] = cv.colour(style.field)
     labels = np.zeros((px, px), np.uint8)       # 1 city, 2 road, 3 cloister: where a farmer cannot lie
     lab = Canvas(labels, ppm)
-    k = np.random.default_rng(zlib.crc32(f"{tile.name}/{style.name}".encode()))   # the same print on every copy
+    print_name = f"{tile.name}/{style.name}" + (f"/{variant}" if variant else "")
+    k = np.random.default_rng(zlib.crc32(print_name.encode()))   # the same print on every copy
     _field_texture(cv, style, k)
+    if style.grain > 0 or style.strokes:
+        _painted_field(cv, style, k)
 
     parts = tile.parts
     one_edge_roads = [p for p in parts if p.kind == "road" and len(p.edges) == 1]
@@ -253,8 +332,7 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
             a = np.asarray(_MID[p.edges[0]])
             path = np.linspace(a, centre, 8)
             spots[i] = tuple(a + (centre - a) * 0.45)
-        cv.poly(path, style.road_edge, style.road_mm + 2 * max(0.4, style.outline_mm), closed=False)
-        cv.poly(path, style.road, style.road_mm, closed=False)
+        _road(cv, style, path, k)
         lab.poly(path, 2, style.road_mm + 1.5, closed=False)
     if len(one_edge_roads) >= 3 and not has_cloister:          # a junction: a small village square
         cv.circle(centre, 4.2, style.road_edge)
@@ -265,7 +343,8 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
     for i, p in enumerate(parts):
         if p.kind != "city":
             continue
-        outline, walls = city_outline(p.edges)
+        depth = style.cap_depth * T
+        outline, walls = city_outline(p.edges, depth)
         cv.poly(outline, style.city)
         lab.poly(outline, 1)
         _city_texture(cv, style, outline, k)
@@ -273,13 +352,10 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
             cv.poly(wall, style.wall, style.wall_mm, closed=False)
             if style.outline_mm >= 0.5:
                 cv.poly(wall, style.outline, style.outline_mm * 0.6, closed=False)
-        pennant_at = _shield_point(outline, p.edges)          # printed or not: the twins' spots agree
-        spots[i] = _city_spot(outline, p.edges, pennant_at)
+        pennant_at = _shield_point(outline, p.edges, depth)   # printed or not: the twins' spots agree
+        spots[i] = _city_spot(outline, p.edges, pennant_at, depth)
         if p.count("pennants"):
-            shield = _SHIELD * 1.1 + pennant_at
-            cv.poly(shield, (0.95, 0.95, 0.95))
-            cv.poly(shield, style.pennant, 0.5)
-            cv.poly((shield - pennant_at) * 0.6 + pennant_at, style.pennant)
+            _pennant(cv, style, pennant_at)
 
     for i, p in enumerate(parts):
         if p.kind == "cloister":
@@ -291,23 +367,24 @@ def draw_tile(tile: carcassonne.TileType, style: TileStyle, ppm: float, rng: np.
         if p.kind == "field":
             spots[i] = _field_spot(p.halves, labels, ppm)
 
-    cv.rect((0, 0, T, T), shade(style.field, 0.55), 0.35)        # the printed edge of the tile
+    if style.border_mm > 0:                                   # the printed edge of the tile
+        cv.rect((0, 0, T, T), style.border or shade(style.field, 0.55), style.border_mm)
     if style.blur > 0:
         cv2.GaussianBlur(img, (0, 0), style.blur * ppm, dst=img)
     return TileArt(img, spots)
 
 
-def _cap_middle(edge: str) -> np.ndarray:
+def _cap_middle(edge: str, depth: float = CAP_DEPTH) -> np.ndarray:
     """The middle of a city cap on ``edge`` (mm), a little under half its depth in."""
-    return np.asarray(_MID[edge]) + np.asarray(_INWARD[edge]) * CAP_DEPTH * 0.45
+    return np.asarray(_MID[edge]) + np.asarray(_INWARD[edge]) * depth * 0.45
 
 
-def _shield_point(outline: np.ndarray, edges) -> np.ndarray:
+def _shield_point(outline: np.ndarray, edges, depth: float = CAP_DEPTH) -> np.ndarray:
     """Where a city's pennant is printed (mm): beside the middle of a city on one edge, along
     its wall; on a larger city, off the mean of its outline's points, towards the north-east."""
     if len(edges) == 1:
         e = edges[0]
-        return _cap_middle(e) + np.array([-_INWARD[e][1], _INWARD[e][0]]) * 8.0
+        return _cap_middle(e, depth) + np.array([-_INWARD[e][1], _INWARD[e][0]]) * 8.0
     return outline.mean(axis=0) + np.array([4.5, -4.5])
 
 
@@ -315,12 +392,12 @@ def _shield_point(outline: np.ndarray, edges) -> np.ndarray:
 MEEPLE_SHIELD_CLEAR = 15.0
 
 
-def _city_spot(outline: np.ndarray, edges, shield: np.ndarray) -> tuple[float, float]:
+def _city_spot(outline: np.ndarray, edges, shield: np.ndarray, depth: float = CAP_DEPTH) -> tuple[float, float]:
     """Where a player stands a meeple on a city (mm): a city on one edge, in the middle of its cap;
     a larger one, its point deepest inside (walls and the tile's edge), off the pennant's place
     (where its twin without a pennant has it too, so the spot tells nothing of the pennant)."""
     if len(edges) == 1:
-        return tuple(_cap_middle(edges[0]))
+        return tuple(_cap_middle(edges[0], depth))
     if len(edges) == 4:
         return (T * 0.5, T * 0.5)
     step = 0.25                                              # mm per raster pixel
@@ -419,13 +496,108 @@ def _city_texture(cv: Canvas, style: TileStyle, outline: np.ndarray, k) -> None:
     elif style.city_texture == "hatch":
         for i in np.arange(-T, T, 1.6):
             tc.line((i, T), (i + T, 0), shade(style.city, 0.7), 0.2)
+    elif style.city_texture == "stones":
+        for _ in range(int((x1 - x0) * (y1 - y0) / 12) + 2):
+            c = (k.uniform(x0, x1), k.uniform(y0, y1))
+            r = k.uniform(0.8, 2.2)
+            stone = transform(circle_points(r, 6) * [1.0, k.uniform(0.6, 1.0)], c, k.uniform(0, 180))
+            tc.poly(stone, shade(style.city, k.uniform(0.8, 1.2)))
+            tc.poly(stone, shade(style.city, 0.6), 0.2)
+    if style.grain > 0:
+        tex[:] = _mottled(tex, style.city, shade(style.city, k.uniform(0.6, 1.3)), style, k)
     inside = mask > 0
     img[inside] = tex[inside]
+
+
+def _noise(k, px: int, cells: int) -> np.ndarray:
+    """A smooth random field in 0..1, ``px`` square, of about ``cells`` blotches a side."""
+    small = k.random((max(2, cells), max(2, cells))).astype(np.float32)
+    return np.clip(cv2.resize(small, (px, px), interpolation=cv2.INTER_CUBIC), 0, 1)
+
+
+def _mottled(img: np.ndarray, colour, colour2, style: TileStyle, k) -> np.ndarray:
+    """``img`` with ``colour2`` mottled in and its brightness varied, by ``style.grain``."""
+    px = img.shape[0]
+    cells = int(round(T / style.grain_mm))
+    mix = _noise(k, px, cells)[:, :, None] * style.grain
+    fine = _noise(k, px, 2 * cells)[:, :, None] - 0.5
+    c2 = np.float32(colour2) * 255
+    out = img.astype(np.float32) * (1 - mix) + c2 * mix
+    out *= 1 + 0.35 * style.grain * fine
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+def _painted_field(cv: Canvas, style: TileStyle, k) -> None:
+    """The wide family's meadow: a second colour mottled in, and brush strokes."""
+    if style.grain > 0:
+        cv.img[:] = _mottled(cv.img, style.field, style.field2 or style.field, style, k)
+    for _ in range(style.strokes):
+        x, y = k.uniform(0, T, 2)
+        a = k.uniform(0, 2 * np.pi)
+        n = k.uniform(2, 7)
+        base = style.field2 if (style.field2 and k.random() < 0.5) else style.field
+        cv.line((x, y), (x + n * np.cos(a), y + n * np.sin(a)), shade(base, k.uniform(0.75, 1.25)),
+                k.uniform(0.5, 1.8))
+
+
+def _road(cv: Canvas, style: TileStyle, path: np.ndarray, k) -> None:
+    """A road along ``path`` (mm), drawn as the style draws roads."""
+    if style.road_kind != "plain":
+        cv.poly(path, style.road_edge, style.road_mm + 2 * max(0.4, style.outline_mm), closed=False)
+    cv.poly(path, style.road, style.road_mm, closed=False)
+    if style.road_kind == "dashed":
+        seg = np.cumsum(np.r_[0, np.hypot(*np.diff(path, axis=0).T)])
+        dense = np.c_[np.interp(np.arange(0, seg[-1], 0.5), seg, path[:, 0]),
+                      np.interp(np.arange(0, seg[-1], 0.5), seg, path[:, 1])]
+        for i in range(0, len(dense) - 4, 8):
+            cv.poly(dense[i:i + 5], style.road_edge, max(0.3, style.road_mm * 0.12), closed=False)
+    elif style.road_kind == "cobbled":
+        for p in path[1:-1:1]:
+            for _ in range(3):
+                off = k.uniform(-0.35, 0.35, 2) * style.road_mm
+                cv.circle(p + off, style.road_mm * 0.12, shade(style.road, k.uniform(0.7, 0.9)))
+
+
+def _pennant(cv: Canvas, style: TileStyle, at: np.ndarray) -> None:
+    """A city's pennant printed at ``at`` (mm), in the style's shape."""
+    if style.pennant_shape == "shield":
+        shield = _SHIELD * style.pennant_size + at
+        cv.poly(shield, (0.95, 0.95, 0.95))
+        cv.poly(shield, style.pennant, 0.5)
+        cv.poly((shield - at) * 0.6 + at, style.pennant)
+        return
+    r = 3.0 * style.pennant_size
+    if style.pennant_shape == "disc":
+        cv.circle(at, r, (0.95, 0.95, 0.95))
+        cv.circle(at, r * 0.75, style.pennant)
+    elif style.pennant_shape == "diamond":
+        cv.poly(np.array([[0, -r], [r * 0.75, 0], [0, r], [-r * 0.75, 0]]) + at, style.pennant)
+        cv.poly(np.array([[0, -r], [r * 0.75, 0], [0, r], [-r * 0.75, 0]]) * 0.45 + at, (0.95, 0.95, 0.95))
+    elif style.pennant_shape == "banner":
+        cv.line(at + [-r, -r], at + [-r, r], style.outline, 0.5)
+        cv.poly(np.array([[-r, -r], [r, -r * 0.6], [-r, -r * 0.1]]) + at, style.pennant)
+    else:                                                     # a star
+        t = np.linspace(0, 2 * np.pi, 10, endpoint=False) - np.pi / 2
+        rad = np.where(np.arange(10) % 2 == 0, r, r * 0.45)
+        cv.poly(np.c_[rad * np.cos(t), rad * np.sin(t)] + at, style.pennant)
 
 
 def _cloister(cv: Canvas, style: TileStyle, centre) -> None:
     cx, cy = centre
     wall = (0.85, 0.90, 0.93) if style.name != "unseen" else (0.75, 0.85, 0.9)
+    if style.cloister_kind == "tower":                       # a tall tower with a pointed roof
+        cv.rect((cx - 4, cy - 7, cx + 4, cy + 8), shade(style.city, 1.1))
+        cv.rect((cx - 4, cy - 7, cx + 4, cy + 8), style.outline, max(0.25, style.outline_mm))
+        cv.poly([(cx - 5.5, cy - 6), (cx, cy - 14), (cx + 5.5, cy - 6)], style.roof)
+        cv.rect((cx - 1.4, cy + 3, cx + 1.4, cy + 8), shade(style.roof, 0.5))
+        return
+    if style.cloister_kind == "round":                       # a round chapel seen from above
+        cv.circle(centre, 8.5, shade(style.roof, 1.15))
+        cv.circle(centre, 8.5, style.outline, max(0.25, style.outline_mm))
+        for a in np.linspace(0, 2 * np.pi, 8, endpoint=False):
+            cv.line(centre, (cx + 8.5 * np.cos(a), cy + 8.5 * np.sin(a)), shade(style.roof, 0.7), 0.4)
+        cv.circle(centre, 2.0, wall)
+        return
     cv.rect((cx - 7, cy - 5, cx + 7, cy + 7), wall)
     cv.rect((cx - 7, cy - 5, cx + 7, cy + 7), style.outline, max(0.25, style.outline_mm))
     cv.poly([(cx - 8.5, cy - 4), (cx, cy - 10), (cx + 8.5, cy - 4)], style.roof)
@@ -444,12 +616,36 @@ _MEEPLE = np.array([          # a follower's outline, 1 unit tall, centred, head
     (-0.12, -0.28), (-0.14, -0.38), (-0.1, -0.47)])
 
 
-def meeple_outline(centre, lying: bool, angle: float) -> tuple[np.ndarray, float]:
-    """A follower's outline in mm and its height: lying flat, or standing (seen from above, foreshortened)."""
-    size = CARCASSONNE.meeple_mm
+def meeple_outline(centre, lying: bool, angle: float, style: TileStyle | None = None,
+                   shape: np.ndarray = _MEEPLE) -> tuple[np.ndarray, float]:
+    """A follower's outline in mm and its height: lying flat, or standing (seen from above,
+    foreshortened); of the size and build of ``style``'s followers, in ``shape``
+    (:func:`meeple_shape`)."""
+    grow = style.meeple_size if style is not None else 1.0
+    size = CARCASSONNE.meeple_mm * grow
+    wide = np.array([style.meeple_build if style is not None else 1.0, 1.0])
     if lying:
-        return transform(_MEEPLE * size, centre, angle), 3.2
-    return transform(_MEEPLE * [size, size * 0.55], centre, angle), 9.0
+        return transform(shape * wide * size, centre, angle), 3.2 * grow
+    return transform(shape * wide * [size, size * 0.55], centre, angle), 9.0 * grow
+
+
+def meeple_shape(style: TileStyle) -> np.ndarray:
+    """The outline of ``style``'s followers: ours, or (the wide family) ours wandered off by
+    ``style.meeple_shape``, the same on both sides.
+
+    >>> bool((meeple_shape(STYLES["classic"]) == _MEEPLE).all())
+    True
+    """
+    if not style.meeple_shape:
+        return _MEEPLE
+    k = np.random.default_rng(zlib.crc32(f"meeple/{style.name}".encode()))
+    shape = _MEEPLE.copy()
+    wander = k.normal(0, style.meeple_shape, (11, 2))
+    for i in range(1, 11):                                   # a point on the right and its mirror on the left
+        shape[i] += wander[i]
+        shape[22 - i] += wander[i] * [-1, 1]
+    shape[[0, 11], 1] += wander[[0, 10], 1]
+    return shape
 
 
 # ---------------------------------------------------------------------------
@@ -519,13 +715,20 @@ def draw_layout(layout: Layout, rng: np.random.Generator, px_per_mm: float = 4.0
     poses, meeple_info = _layout_geometry(layout, rng)
     W, H = (int(round(v * px_per_mm)) for v in board_mm(layout))
     board = np.zeros((H, W, 4), np.uint8)
-    arts: dict[str, TileArt] = {}
+    arts: dict = {}
     half = CARCASSONNE.tile_mm / 2
     tile_px = int(round(T * px_per_mm))
+    if style.thickness_mm > 0 or style.cast_shadow > 0:
+        _tile_sides(board, poses, style, px_per_mm)
+    copies: dict[str, int] = {}
+    print_of = {}                                            # each square's print: (type, variant)
     for p, centre, angle in poses:
-        if p.tile not in arts:
-            arts[p.tile] = draw_tile(layout.catalogue[p.tile], style, px_per_mm, rng)
-        art = np.rot90(arts[p.tile].image, k=-(p.rotation // 90))
+        variant = copies.get(p.tile, 0) % 2 if style.copies_differ else 0
+        copies[p.tile] = copies.get(p.tile, 0) + 1
+        key = print_of[(p.x, p.y)] = (p.tile, variant)
+        if key not in arts:
+            arts[key] = draw_tile(layout.catalogue[p.tile], style, px_per_mm, rng, variant)
+        art = np.rot90(arts[key].image, k=-(p.rotation // 90))
         rgba = np.dstack([art, np.full(art.shape[:2], 255, np.uint8)])
         # warp the tile (pixel centres at (i + 0.5) / ppm mm) onto the board around its centre
         a = math.radians(angle)
@@ -545,19 +748,21 @@ def draw_layout(layout: Layout, rng: np.random.Generator, px_per_mm: float = 4.0
         roi[:] = (patch * alpha + roi * (1 - alpha) + 0.5).astype(np.uint8)
     # the tiles' cut edges: a thin dark rim
     cv = Canvas(board, px_per_mm)
-    rim = (0.25, 0.3, 0.35)
+    rim = (0.25, 0.3, 0.35) if style.thickness_mm == 0 else shade(style.side, 0.8)
     for p, centre, angle in poses:
         c = transform([[-half, -half], [half, -half], [half, half], [-half, half]], centre, angle)
         cv.poly(c, rim + (1.0,), 0.3)
 
     pieces = Pieces()
     outlines = []
+    shape = meeple_shape(style)
+    tint = 0.03 if not style.name.startswith("wide") else 0.08
     for m, p, centre, angle, j, lying, jitter, turn, spin in meeple_info:
-        spot = _turn(arts[p.tile].spots[j], p.rotation)
+        spot = _turn(arts[print_of[(p.x, p.y)]].spots[j], p.rotation)
         local = np.array(spot) - T / 2 + jitter
         where = transform([local], centre, angle)[0]
-        outline, height = meeple_outline(where, lying, spin if lying else turn)
-        colour = tuple(np.clip(np.array(MEEPLE_COLOURS[m.colour]) + rng.uniform(-0.03, 0.03, 3), 0, 1))
+        outline, height = meeple_outline(where, lying, spin if lying else turn, style, shape)
+        colour = tuple(np.clip(np.array(MEEPLE_COLOURS[m.colour]) + rng.uniform(-tint, tint, 3), 0, 1))
         pieces.add(outline, colour, height, gloss=0.15, convex=False)
         outlines.append(np.r_[outline, outline + LIGHT * height])
     bgr = np.ascontiguousarray(board[:, :, :3])
@@ -572,6 +777,24 @@ def draw_layout(layout: Layout, rng: np.random.Generator, px_per_mm: float = 4.0
     if _boxes is not None:
         _boxes.update(_drawn_boxes(poses, outlines))
     return board
+
+
+def _tile_sides(board: np.ndarray, poses, style: TileStyle, ppm: float) -> None:
+    """Under the tiles (BGRA ``board``): each tile's shadow on the table, then its cut side where
+    the light throws it (the tile drawn over it leaves a band ``thickness_mm`` deep)."""
+    half = CARCASSONNE.tile_mm / 2
+    quads = [transform([[-half, -half], [half, -half], [half, half], [-half, half]], c, a) for _, c, a in poses]
+    if style.cast_shadow > 0:
+        mask = np.zeros(board.shape[:2], np.uint8)
+        mc = Canvas(mask, ppm)
+        for q in quads:
+            mc.poly(q + LIGHT * style.thickness_mm * 1.8, 255)
+        mask = cv2.GaussianBlur(mask, (0, 0), max(0.5, style.thickness_mm * ppm * 0.6))
+        board[:, :, 3] = np.maximum(board[:, :, 3], (mask * style.cast_shadow).astype(np.uint8))
+    cv = Canvas(board, ppm)
+    for q in quads:
+        hull = cv2.convexHull(np.r_[q, q + LIGHT * style.thickness_mm].astype(np.float32)).reshape(-1, 2)
+        cv.poly(hull, tuple(style.side) + (1.0,))
 
 
 def draw_board(layout: Layout, rng: np.random.Generator, px_per_mm: float, style: str | None = None,

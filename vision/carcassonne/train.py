@@ -21,8 +21,9 @@ from vision.progress import epochs_bar
 #
 #     python -m vision.train --game carcassonne --seed 0 --out models/
 #
-# Both models learn from synthetic photos (vision.render, the training art
-# styles only; "unseen" is kept out), cut where the renderer's truth puts
+# Both models learn from synthetic photos (vision.render: our own art styles,
+# and as many photos of the wide family of sets, render.wide_style; "unseen"
+# and the foreign proxy are kept out), cut where the renderer's truth puts
 # every square of the layout's frame:
 #
 # - carcassonne-layout.onnx sees a photo (or a window around the layout) at
@@ -46,6 +47,7 @@ class CarcassonneTraining:
 
     photo_sets: tuple = (7002, 7003)          # each set: `photos` photos rendered from photo_seed(set, i)
     photos: int = 400
+    wide_sets: tuple = (7004, 7005)           # ... and these drawn in the wide family (render.wide_style)
     megapixels: tuple = (2.0, 4.0, 8.0, 12.0, 12.0)   # drawn per photo
     cache: str = "/tmp/scorelens-train-cache/carcassonne"   # rendered photos are kept here
     empties: float = 0.3                      # share of the frame's empty squares kept
@@ -56,7 +58,8 @@ class CarcassonneTraining:
     layout_crop: int = 256
     layout_width: int = 12
     tile_epochs: int = 12
-    meeple_photos: int = 400                  # the meeple model learns from the first photos of the first set ...
+    meeple_photos: int = 400                  # the meeple model learns from the first photos of the first set
+                                              # of our art and of the wide family ...
     meeple_views: int = 3                     # ... each meeple's window cut this many times, each a little off
     meeple_offset: float = 0.04               # ... by this much (of a tile, standard deviation)
     meeple_nones: float = 2.0                 # windows with no meeple, per meeple
@@ -274,8 +277,9 @@ def train_carcassonne_meeples(seed: int, out: Path, quick: bool = False,
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, 11])
     crops, labels, offsets = [], [], []
-    for data, truth in carcassonne_photos(replace(params, photos=params.meeple_photos, photo_sets=params.photo_sets[:1]),
-                                          quick, log):
+    first = replace(params, photos=params.meeple_photos, photo_sets=params.photo_sets[:1],
+                    wide_sets=params.wide_sets[:1])
+    for data, truth in carcassonne_photos(first, quick, log):
         photo = decode_bytes(data, "training photo")
         c, y, o = carcassonne_meeple_crops(truth, photo.image, photo.scale, rng, params)
         crops.append(c)
@@ -412,25 +416,27 @@ def carcassonne_views(truth: dict, image: np.ndarray, scale: int, rng: np.random
 
 
 def carcassonne_photos(params: CarcassonneTraining = CARCASSONNE_TRAINING, quick: bool = False, log=print):
-    """The rendered training photos, ``(jpeg bytes, truth)``, rendered once and kept in the cache."""
+    """The rendered training photos, ``(jpeg bytes, truth)``, rendered once and kept in the cache:
+    the sets of our own art styles, then the sets of the wide family."""
     from vision.render import photo_seed, render_jpeg
 
     cache = Path(params.cache)
     cache.mkdir(parents=True, exist_ok=True)
     n = 6 if quick else params.photos
-    for s in params.photo_sets:
+    sets = [(s, None, "c") for s in params.photo_sets] + [(s, "wide", "w") for s in params.wide_sets]
+    for s, style, prefix in sets:
         rng = np.random.default_rng([s, 77])
         mps = [float(rng.choice(params.megapixels)) for _ in range(n)]
         made = 0
         for i in range(n):
-            stem = cache / f"c{s}-{i:04d}"
+            stem = cache / f"{prefix}{s}-{i:04d}"
             if not stem.with_suffix(".json").exists():
-                data, truth = render_jpeg("carcassonne", photo_seed(s, i), megapixels=mps[i])
+                data, truth = render_jpeg("carcassonne", photo_seed(s, i), megapixels=mps[i], style=style)
                 stem.with_suffix(".jpg").write_bytes(data)
                 stem.with_suffix(".json").write_text(json.dumps(truth))
                 made += 1
             yield stem.with_suffix(".jpg").read_bytes(), json.loads(stem.with_suffix(".json").read_text())
-        log(f"  set {s}: {n} photos ({made} rendered now, the rest from {cache})")
+        log(f"  set {s}{' (wide family)' if style else ''}: {n} photos ({made} rendered now, the rest from {cache})")
 
 
 def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1):
@@ -695,7 +701,7 @@ def train_carcassonne(seed: int, out: Path, quick: bool = False, params: Carcass
         valid.append(v)
     crops, labels, valid = np.concatenate(crops), np.concatenate(labels), np.concatenate(valid)
     log(f"{len(views)} layout views, {len(crops)} crops ({int((labels > 0).sum())} tiles, {len(spots)} meeple spots)")
-    facts = {"seed": seed, "training": asdict(params), "renderer": "vision.render (training styles)"}
+    facts = {"seed": seed, "training": asdict(params), "renderer": "vision.render (training styles and the wide family)"}
     layout = train_carcassonne_layout(views, params, seed, log)
     export_carcassonne(layout, out / "carcassonne-layout.onnx", ["photo"], ["layout"],
                        (1, 3, params.layout_side, params.layout_side),
