@@ -23,7 +23,7 @@ from vision.progress import epochs_bar
 #
 # Both models learn from synthetic photos (vision.render: our own art styles,
 # and as many photos of the wide family of sets, render.wide_style; "unseen"
-# and the foreign proxy are kept out), cut where the renderer's truth puts
+# and the foreign set kept for measuring are kept out), cut where the renderer's truth puts
 # every square of the layout's frame:
 #
 # - carcassonne-layout.onnx sees a photo (or a window around the layout) at
