@@ -267,8 +267,6 @@ def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debu
         if side is not None:
             options["side"] = side
     clock.lap("decode")
-    from vision.detect import is_not_found
-
     early: dict = {}            # a search for more boards begun while the first is still being read
 
     def on_located(g: str) -> Callable:
