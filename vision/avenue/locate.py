@@ -37,6 +37,7 @@ import numpy as np
 
 from vision.geometry import AVENUE, AvenueSheet
 from vision.quad import corners_homography, fit_quad, refine_corners, warp
+from vision.avenue.cells import to_gray
 from vision.avenue.rectify import Rectify, line_response, refine_by_grid
 
 
@@ -177,11 +178,6 @@ class PhotoMaps:
     sizes: tuple[int, int]      # (work_long_side, fine_long_side) they were made for
 
 
-def gray_of(image: np.ndarray) -> np.ndarray:
-    """The image in grey (itself if it is)."""
-    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-
-
 def shrink(image: np.ndarray, scale: float) -> np.ndarray:
     """The image scaled by ``scale`` (< 1) with OpenCV's area resampling."""
     return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -191,9 +187,9 @@ def photo_maps(image: np.ndarray, params: Locate = LOCATE) -> PhotoMaps:
     """The maps of a BGR (or grey) photo that :func:`locate_sheet` searches."""
     scale = min(1.0, params.work_long_side / max(image.shape[:2]))
     work = shrink(image, scale) if scale < 1 else image
-    full = gray_of(image)
+    full = to_gray(image)
     # printed lines are thin: look for them at the photo's own resolution too
-    coarse = line_map(gray_of(work))
+    coarse = line_map(to_gray(work))
     fine_scale = min(1.0, params.fine_long_side / max(image.shape[:2]))
     small = fine = None
     if fine_scale > scale * 1.25:
@@ -220,7 +216,7 @@ def covered_maps(maps: PhotoMaps, image: np.ndarray, box, params: Locate = LOCAT
         full = image
     else:
         full = maps.full.copy()
-        full[y0:y1, x0:x1] = gray_of(image[y0:y1, x0:x1])
+        full[y0:y1, x0:x1] = to_gray(image[y0:y1, x0:x1])
     work, work_box = (shrunk_again(maps.work, image, maps.scale, box) if maps.scale < 1
                       else (image, box))
     coarse = line_map_again(maps.coarse, work, work_box)
@@ -297,7 +293,7 @@ def line_map_again(old: np.ndarray, image: np.ndarray, box, width_px: int = 5, t
     x0, y0, x1, y1 = box
     rx0, ry0, rx1, ry1 = max(0, x0 - reach), max(0, y0 - reach), min(w, x1 + reach), min(h, y1 + reach)
     cx0, cy0, cx1, cy1 = max(0, rx0 - reach), max(0, ry0 - reach), min(w, rx1 + reach), min(h, ry1 + reach)
-    part = line_map(gray_of(image[cy0:cy1, cx0:cx1]), width_px, tolerance_px)
+    part = line_map(to_gray(image[cy0:cy1, cx0:cx1]), width_px, tolerance_px)
     out = old.copy()
     out[ry0:ry1, rx0:rx1] = part[ry0 - cy0:ry1 - cy0, rx0 - cx0:rx1 - cx0]
     return out

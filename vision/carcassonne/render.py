@@ -39,6 +39,7 @@ import numpy as np
 from scoring import carcassonne
 from scoring.carcassonne import Layout, Meeple
 from vision.geometry import CARCASSONNE
+from vision.render.camera import smooth_noise
 from vision.render.draw import LIGHT, Canvas, Pieces, circle_points, shade, transform
 
 STATE_OPTIONS = ("n_tiles", "colours")
@@ -151,6 +152,7 @@ class TileStyle:
     meeple_size: float = 1.0    # the followers' height, of CARCASSONNE.meeple_mm
     meeple_build: float = 1.0   # ... their width against their height
     meeple_shape: float = 0.0   # ... how far their outline wanders from ours (0: ours)
+    meeple_tint: float = 0.03   # ... how far each one's colour strays from the player's (each channel, at most)
 
 
 STYLES = {
@@ -237,7 +239,7 @@ def wide_style(rng: np.random.Generator) -> TileStyle:
         border=pick(None, _hsv(u(0, 60), u(0, 0.3), u(0.6, 1.0)), outline), border_mm=u(0.0, 1.6),
         copies_differ=bool(rng.random() < 0.5), thickness_mm=u(0.5, 2.5),
         side=_hsv(u(20, 50), u(0.05, 0.35), u(0.45, 0.9)), cast_shadow=u(0.0, 0.5),
-        meeple_size=u(0.75, 1.3), meeple_build=u(0.8, 1.25), meeple_shape=u(0.0, 0.12))
+        meeple_size=u(0.75, 1.3), meeple_build=u(0.8, 1.25), meeple_shape=u(0.0, 0.12), meeple_tint=0.08)
 
 
 # ---------------------------------------------------------------------------
@@ -509,18 +511,12 @@ def _city_texture(cv: Canvas, style: TileStyle, outline: np.ndarray, k) -> None:
     img[inside] = tex[inside]
 
 
-def _noise(k, px: int, cells: int) -> np.ndarray:
-    """A smooth random field in 0..1, ``px`` square, of about ``cells`` blotches a side."""
-    small = k.random((max(2, cells), max(2, cells))).astype(np.float32)
-    return np.clip(cv2.resize(small, (px, px), interpolation=cv2.INTER_CUBIC), 0, 1)
-
-
 def _mottled(img: np.ndarray, colour, colour2, style: TileStyle, k) -> np.ndarray:
     """``img`` with ``colour2`` mottled in and its brightness varied, by ``style.grain``."""
     px = img.shape[0]
-    cells = int(round(T / style.grain_mm))
-    mix = _noise(k, px, cells)[:, :, None] * style.grain
-    fine = _noise(k, px, 2 * cells)[:, :, None] - 0.5
+    cells = max(2, int(round(T / style.grain_mm)))            # blotches a side
+    mix = np.clip(smooth_noise(k, (px, px), (cells, cells)), 0, 1)[:, :, None] * style.grain
+    fine = np.clip(smooth_noise(k, (px, px), (2 * cells, 2 * cells)), 0, 1)[:, :, None] - 0.5
     c2 = np.float32(colour2) * 255
     out = img.astype(np.float32) * (1 - mix) + c2 * mix
     out *= 1 + 0.35 * style.grain * fine
@@ -552,7 +548,7 @@ def _road(cv: Canvas, style: TileStyle, path: np.ndarray, k) -> None:
         for i in range(0, len(dense) - 4, 8):
             cv.poly(dense[i:i + 5], style.road_edge, max(0.3, style.road_mm * 0.12), closed=False)
     elif style.road_kind == "cobbled":
-        for p in path[1:-1:1]:
+        for p in path[1:-1]:
             for _ in range(3):
                 off = k.uniform(-0.35, 0.35, 2) * style.road_mm
                 cv.circle(p + off, style.road_mm * 0.12, shade(style.road, k.uniform(0.7, 0.9)))
@@ -571,8 +567,9 @@ def _pennant(cv: Canvas, style: TileStyle, at: np.ndarray) -> None:
         cv.circle(at, r, (0.95, 0.95, 0.95))
         cv.circle(at, r * 0.75, style.pennant)
     elif style.pennant_shape == "diamond":
-        cv.poly(np.array([[0, -r], [r * 0.75, 0], [0, r], [-r * 0.75, 0]]) + at, style.pennant)
-        cv.poly(np.array([[0, -r], [r * 0.75, 0], [0, r], [-r * 0.75, 0]]) * 0.45 + at, (0.95, 0.95, 0.95))
+        diamond = np.array([[0, -r], [r * 0.75, 0], [0, r], [-r * 0.75, 0]])
+        cv.poly(diamond + at, style.pennant)
+        cv.poly(diamond * 0.45 + at, (0.95, 0.95, 0.95))
     elif style.pennant_shape == "banner":
         cv.line(at + [-r, -r], at + [-r, r], style.outline, 0.5)
         cv.poly(np.array([[-r, -r], [r, -r * 0.6], [-r, -r * 0.1]]) + at, style.pennant)
@@ -756,13 +753,12 @@ def draw_layout(layout: Layout, rng: np.random.Generator, px_per_mm: float = 4.0
     pieces = Pieces()
     outlines = []
     shape = meeple_shape(style)
-    tint = 0.03 if not style.name.startswith("wide") else 0.08
     for m, p, centre, angle, j, lying, jitter, turn, spin in meeple_info:
         spot = _turn(arts[print_of[(p.x, p.y)]].spots[j], p.rotation)
         local = np.array(spot) - T / 2 + jitter
         where = transform([local], centre, angle)[0]
         outline, height = meeple_outline(where, lying, spin if lying else turn, style, shape)
-        colour = tuple(np.clip(np.array(MEEPLE_COLOURS[m.colour]) + rng.uniform(-tint, tint, 3), 0, 1))
+        colour = tuple(np.clip(np.array(MEEPLE_COLOURS[m.colour]) + rng.uniform(-style.meeple_tint, style.meeple_tint, 3), 0, 1))
         pieces.add(outline, colour, height, gloss=0.15, convex=False)
         outlines.append(np.r_[outline, outline + LIGHT * height])
     bgr = np.ascontiguousarray(board[:, :, :3])

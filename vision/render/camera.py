@@ -252,7 +252,7 @@ def _texture(name: str) -> np.ndarray:
     return np.ascontiguousarray(img[:, :, 2::-1]).astype(np.float32) / 255.0
 
 
-def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
+def smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
     """Smooth random field in 0..1: a small random grid, scaled up with cubic interpolation."""
     small = rng.random((cells[0], cells[1])).astype(np.float32)
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
@@ -272,12 +272,12 @@ def table_texture(name: str, rng: np.random.Generator, shape: tuple[int, int],
         angle = rng.uniform(0, np.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         across = xx * math.cos(angle) + yy * math.sin(angle)
-        warp = _smooth_noise(rng, shape, (4, 4)) * rng.uniform(10, 40) * mm
+        warp = smooth_noise(rng, shape, (4, 4)) * rng.uniform(10, 40) * mm
         period = rng.uniform(3, 12) * mm
         grain = 0.5 + 0.5 * np.sin((across + warp) * (2 * np.pi / period))
-        fine = _smooth_noise(rng, shape, (max(2, h // 3), max(2, w // 40)))
+        fine = smooth_noise(rng, shape, (max(2, h // 3), max(2, w // 40)))
         if abs(math.cos(angle)) > 0.7:      # fine streaks run along the grain
-            fine = _smooth_noise(rng, shape, (max(2, h // 40), max(2, w // 3)))
+            fine = smooth_noise(rng, shape, (max(2, h // 40), max(2, w // 3)))
         shade = 0.75 + 0.2 * grain + 0.12 * fine
         # planks
         plank = rng.uniform(90, 220) * mm
@@ -312,7 +312,7 @@ def table_texture(name: str, rng: np.random.Generator, shape: tuple[int, int],
         return ((a * check + b * (1 - check)) * weave).astype(np.float32)
     # plain painted table
     colour = _random_colour(rng, 0.1, 0.95)
-    n = _smooth_noise(rng, shape, (6, 6))
+    n = smooth_noise(rng, shape, (6, 6))
     return (colour * (0.9 + 0.2 * n[:, :, None])).astype(np.float32)
 
 
