@@ -27,7 +27,8 @@ from vision.carcassonne.lattice import (LATTICE, LatticeFit, find_lattice, layou
                                         look_closer, refine_lattice, relattice)
 from vision.carcassonne.models import MODELS, CarcassonneModels
 from vision.carcassonne.pennants import PENNANTS, Pennants, find_emblems, pennant_crops
-from vision.carcassonne.presence import PRESENCE, Presence, _busy, _opponent, table_palette, unlike_table
+from vision.carcassonne.presence import (PRESENCE, Presence, Table, _busy, _opponent, layout_probability, palette_of,
+                                         table_palette, unlike_table)
 from vision.carcassonne.read import read_layout
 # ---------------------------------------------------------------------------
 # The calibration photo, found by its geometry
@@ -47,16 +48,18 @@ class CalibrationBlock:
     score: float
 
 
-def find_calibration_block(image: np.ndarray, models: CarcassonneModels = MODELS,
-                           params: Presence = PRESENCE) -> CalibrationBlock | None:
+def find_calibration_blocks(image: np.ndarray, models: CarcassonneModels = MODELS,
+                            params: Presence = PRESENCE, top: int = 6) -> list[CalibrationBlock]:
     """The 24 tiles of a calibration photo by geometry alone: of the lattices the tiles' lines allow
     (:func:`find_lattice`, each axis a line pitch or two, on a line or half-way), and of the 6 x 4 and
-    4 x 6 windows of squares on each, the one whose squares are most unlike the table and whose ring
-    of squares around it is most like it. The tile model is not asked."""
+    4 x 6 windows of squares on each, the ``top`` whose squares are most unlike the table and whose
+    ring of squares around it is most like it, best first (a window a tile or half a tile off scores
+    nearly as well; the tiles' edges tell them apart, :func:`calibration_turn`). The tile model is
+    not asked."""
     lmap = look_closer(image, layout_map(image, models.layout), models.layout)
     palette = table_palette(image, lmap, params)
     h, w = image.shape[:2]
-    best = None
+    found: list[CalibrationBlock] = []
     for way in ((),) + LATTICE.retries:
         fit = find_lattice(image, lmap, replace(LATTICE, **dict(way)))
         for candidate in ([fit] + fit.others) if fit is not None else []:
@@ -89,11 +92,18 @@ def find_calibration_block(image: np.ndarray, models: CarcassonneModels = MODELS
                             inside = np.array([t[sq] for sq in block])
                             outside = np.array([t[sq] for sq in ring]) if ring else np.zeros(1)
                             score = float(np.minimum(inside, 0.9).mean() - np.maximum(outside, 0.1).mean())
-                            if best is None or score > best.score:
-                                best = CalibrationBlock(relattice(candidate, m), block, t, score)
-        if best is not None and best.score > 0.5:
+                            if len(found) < top or score > found[-1].score:
+                                found.append(CalibrationBlock(relattice(candidate, m), block, t, score))
+                                found = sorted(found, key=lambda f: -f.score)[:top]
+        if found and found[0].score > 0.5:
             break
-    return best
+    # each square of the best: a tile is there where it is unlike the table around the block (the layout
+    # model's table may hold tiles of art it does not know) or where the layout model sees one
+    for n, f in enumerate(found):
+        unlike = unlike_table(cut_tiles(image, f.fit.cell_to_image, f.block), table_around(image, f.fit, f.block))
+        seen = layout_probability(lmap, _apply(f.fit.cell_to_image, np.array(f.block, float) + 0.5))
+        found[n] = replace(f, tileness=dict(zip(f.block, np.maximum(unlike, seen).tolist())))
+    return found
 
 
 @dataclass(frozen=True)
@@ -103,7 +113,8 @@ class Outline:
 
     long_side: int = 800            # the photo is looked at shrunk to this long side
     border: float = 0.04            # the table: the photo's outer strip, this share of its long side wide
-    palette: int = 6                # ... its colours (k-means centres, opponent colours)
+    palette: int = 6                # ... its colours (k-means centres, opponent colours) ...
+    table_share: float = 0.05       # ... those of at least this share of the border (less: things lying on it)
     blur: float = 2.5               # pixels (shrunk) of blur first: the table's own weave or grain is not a tile
     colour: bool = False            # a pixel of no table colour is no table (off: a lamp's pool of light is)
     far: float = 0.08               # ... at least this far from every table colour ...
@@ -111,11 +122,14 @@ class Outline:
     open_px: int = 5                # specks smaller than this are not tiles
     min_area: float = 0.01          # the block covers at least this share of the photo
     aspect: tuple = (1.2, 1.9)      # its long side over its short one (6 / 4 = 1.5, seen at a slant)
-    min_solid: float = 0.85         # its patch fills at least this share of its quadrilateral
+    min_solid: float = 0.85         # its patch fills at least this share of its quadrilateral ...
+    close: float = 0.3              # ... once gaps narrower than this share of a tile are closed (art in the
+    #                                 table's own colour: a brown city on a brown table)
     tile_px: float = 60.0           # the lattice is refined on lines found with a tile this wide
-    refine_slack: float = 0.01      # ... unless the refined block covers less of the patch than this less
-    good_explained: float = 0.4     # a block whose tiles' edges the 24 types explain this well is taken at once
-    #                                 (:func:`calibration_turn`; tuning seeds 101-120: right blocks 0.40-0.55)
+    refine_slack: float = 0.03      # ... unless the refined block covers less of the patch than this less (half a
+    #                                 tile off: 0.08 less; the patch's corners are rounded)
+    good_explained: float = 0.4     # a block whose tiles' edges the 24 types explain this well beats any they explain less
+    #                                 (:func:`calibration_turn`; tuning seeds 101-120: right blocks 0.35-0.57)
 
 
 OUTLINE = Outline()
@@ -138,11 +152,17 @@ def table_mask(image: np.ndarray, params: Outline = OUTLINE) -> tuple[np.ndarray
     px = opp[edge].astype(np.float32)
     px = px[np.random.default_rng(0).permutation(len(px))[:5000]]
     cv2.setRNGSeed(0)
-    _, _, centres = cv2.kmeans(px, params.palette, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3),
-                               2, cv2.KMEANS_PP_CENTERS)
-    d = np.linalg.norm(opp[..., None, :] - centres[None, None], axis=-1).min(-1)
-    far = max(params.far, float(np.percentile(d[edge], params.table_percentile)))
-    busier = busy > np.percentile(busy[edge], params.table_percentile)
+    _, labels, centres = cv2.kmeans(px, params.palette, None,
+                                    (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3), 2,
+                                    cv2.KMEANS_PP_CENTERS)
+    # the table is the border's common colours: a card or a die lying across the border is not
+    share = np.bincount(labels.ravel(), minlength=len(centres)) / len(labels)
+    table = share >= params.table_share
+    to_centres = np.linalg.norm(opp[..., None, :] - centres[None, None], axis=-1)
+    d = to_centres[..., table].min(-1)
+    on_table = edge & table[to_centres.argmin(-1)]   # the border's pixels of the table's own colours
+    far = max(params.far, float(np.percentile(d[on_table], params.table_percentile)))
+    busier = busy > np.percentile(busy[on_table], params.table_percentile)
     mask = (busier | (d > far) if params.colour else busier).astype(np.uint8)
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((params.open_px, params.open_px), np.uint8)), k
 
@@ -195,6 +215,15 @@ def _tileness(mask: np.ndarray, cell_to_mask: np.ndarray, block: list) -> dict:
     return out
 
 
+def _close_gaps(patch: np.ndarray, width: float) -> np.ndarray:
+    """``patch`` (uint8 0/1) with its gaps and holes narrower than ``width`` pixels filled, then its
+    parts thinner than that dropped (a groove of the table running into the block)."""
+    import cv2
+
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(1, int(round(width)) | 1),) * 2)
+    return cv2.morphologyEx(cv2.morphologyEx(patch, cv2.MORPH_CLOSE, disc), cv2.MORPH_OPEN, disc)
+
+
 def outline_block(image: np.ndarray, params: Outline = OUTLINE) -> "CalibrationBlock | None":
     """The 24 tiles of a calibration photo by their outline alone (:func:`table_mask`): of the patches
     unlike the table, the largest that is a solid quadrilateral as long as a 6 x 4 block; its corners
@@ -209,21 +238,23 @@ def outline_block(image: np.ndarray, params: Outline = OUTLINE) -> "CalibrationB
         area = stats[c, cv2.CC_STAT_AREA]
         if area < params.min_area * mask.size:
             break
-        contours, _ = cv2.findContours((lab == c).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        patch = _close_gaps((lab == c).astype(np.uint8), params.close * math.sqrt(area / 24))
+        contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         quad = _quadrilateral(max(contours, key=cv2.contourArea))
         if quad is None:
             continue
         sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
         long_, short = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
         ratio = max(long_, short) / max(min(long_, short), 1e-9)
-        solid = area / max(cv2.contourArea(quad.astype(np.float32)), 1e-9)
+        solid = float(patch.sum()) / max(cv2.contourArea(quad.astype(np.float32)), 1e-9)
         if not (params.aspect[0] <= ratio <= params.aspect[1]) or solid < params.min_solid:
             continue
-        best = (quad, long_ >= short)
+        best = (quad, long_ >= short, params.close * math.sqrt(area / 24))
         break
     if best is None:
         return None
-    quad, first_long = best
+    quad, first_long, gap = best
+    mask = _close_gaps(mask, gap)                   # a tile's art in the table's colours is still tile
     if not first_long:
         quad = np.roll(quad, -1, 0)                 # corner 0 -> 1 along the block's long side (6 tiles)
     a, b, d = quad[0], quad[1], quad[3]
@@ -256,10 +287,26 @@ def outline_block(image: np.ndarray, params: Outline = OUTLINE) -> "CalibrationB
     return CalibrationBlock(fit, block, tileness, float(np.mean(list(tileness.values()))))
 
 
-def _lattice_block(image: np.ndarray, models: CarcassonneModels = MODELS) -> CalibrationBlock | None:
-    """:func:`find_calibration_block`, when its block is clearly unlike the table around it."""
-    found = find_calibration_block(image, models)
-    return found if found is not None and found.score >= 0.25 else None
+def table_around(image: np.ndarray, fit: LatticeFit, block: list, params: Presence = PRESENCE,
+                 min_share: float = 0.05) -> "Table":
+    """The table of a calibration photo as it is around ``block`` (the photo outside the block and half
+    a tile round it): its colours of at least ``min_share`` of it (a card lying by is not the table)."""
+    import cv2
+
+    h, w = image.shape[:2]
+    k = min(1.0, CUT.size / (1 + 2 * CUT.margin) / max(float(np.mean(fit.cell_px)), 1.0))  # a tile as in a crop
+    small = cv2.resize(image, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
+    (i0, j0), (i1, j1) = np.min(block, 0) - 0.5, np.max(block, 0) + 1.5
+    corners = _apply(fit.cell_to_image, np.array([[i0, j0], [i1, j0], [i1, j1], [i0, j1]], float)) * k
+    table = np.ones(small.shape[:2], np.uint8)
+    cv2.fillPoly(table, [np.round(corners).astype(np.int32)], 0)
+    table = table.astype(bool)
+    return palette_of(_opponent(small)[table], _busy(small)[table], params, min_share)
+
+
+def _lattice_blocks(image: np.ndarray, models: CarcassonneModels = MODELS) -> list[CalibrationBlock]:
+    """:func:`find_calibration_blocks`, those clearly unlike the table around them."""
+    return [found for found in find_calibration_blocks(image, models) if found.score >= 0.25]
 
 
 def _edge_strips(crops: np.ndarray) -> np.ndarray:
@@ -337,7 +384,7 @@ def calibration_crops(image: np.ndarray, params: Calibrate = CALIBRATE, models: 
 def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, models: CarcassonneModels = MODELS,
                              source: str = "<array>") -> dict:
     """Where each of the 24 types lies in a calibration photo, by geometry alone
-    (:func:`find_calibration_block`, :func:`calibration_turn`): ``{"fit", "places": {square: type},
+    (:func:`outline_block`, :func:`find_calibration_blocks`, :func:`calibration_turn`): ``{"fit", "places": {square: type},
     "turn", "explained", "tileness"}``. Refuses with one line naming what is wrong."""
     from vision import UserError
 
@@ -346,25 +393,24 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     # or by the lattice of its lines; of those found, the one whose tiles' edges the 24 types explain best
     best = None
     finders = (("outline by the table's colours and busyness",
-                lambda: outline_block(image, replace(OUTLINE, colour=True))),
-               ("outline by the table's busyness", lambda: outline_block(image, OUTLINE)),
-               ("lattice of lines", lambda: _lattice_block(image, models)))
-    for how_found, find in finders:
-        found = find()
-        if found is None:
-            continue
+                lambda: [outline_block(image, replace(OUTLINE, colour=True))]),
+               ("outline by the table's busyness", lambda: [outline_block(image, OUTLINE)]),
+               ("lattice of lines", lambda: _lattice_blocks(image, models)))
+    candidates = ((how_found, found) for how_found, find in finders for found in find() if found is not None)
+    for how_found, found in candidates:
         seen = [sq for sq in found.block if found.tileness[sq] >= params.missing_below]  # a missing tile tells nothing
         if len(seen) < 12:
             continue
         crops = cut_tiles(image, found.fit.cell_to_image, seen)
         turn, places, explained = calibration_turn(crops, seen, _grid_orientations(set(found.block)))
-        if best is None or explained > best[3]:
-            best = (found, turn, places, explained, how_found)
-        if explained >= OUTLINE.good_explained:
-            break
+        # a block the 24 types explain well is better than one they barely explain (half a tile off); one
+        # with all 24 tiles seen better than one missing some (another finder may see them all)
+        rank = (explained >= OUTLINE.good_explained, len(seen), explained)
+        if best is None or rank > best[0]:
+            best = (rank, found, turn, places, explained, how_found)
     if best is None:
         raise UserError(source, f"no 6 x 4 block of 24 tiles found ({how})")
-    found, turn, places, explained, how_found = best
+    _, found, turn, places, explained, how_found = best
     missing = [places[sq] for sq in found.block if found.tileness[sq] < params.missing_below]
     if missing:
         names = sorted(missing)

@@ -76,16 +76,27 @@ def table_palette(image: np.ndarray, lmap: LayoutMap, params: Presence = PRESENC
     yy, xx = np.mgrid[0:small.shape[0], 0:small.shape[1]]
     photo = np.c_[(xx.ravel() + 0.5) / k - 0.5, (yy.ravel() + 0.5) / k - 0.5]
     table = layout_probability(lmap, photo) < params.table_below
-    pixels = _opponent(small.reshape(-1, 3))[table]
-    busy = _busy(small).ravel()[table]
+    return palette_of(_opponent(small.reshape(-1, 3))[table], _busy(small).ravel()[table], params)
+
+
+def palette_of(pixels: np.ndarray, busy: np.ndarray, params: Presence = PRESENCE, min_share: float = 0.0) -> Table:
+    """The :class:`Table` of the table's pixels (``(N, 3)`` opponent colours, ``(N,)`` busyness): k-means
+    centres of their colours, those of at least ``min_share`` of the pixels, and their busyness's
+    :attr:`Presence.busy_percentile`."""
+    import cv2
+
     if len(pixels) < params.palette:
         return Table(np.zeros((0, 3), np.float32), float("inf"))
     order = np.random.default_rng(0).permutation(len(pixels))[:4000]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3)
     cv2.setRNGSeed(0)
-    _, _, centres = cv2.kmeans(pixels[order].astype(np.float32), params.palette, None, criteria, 2,
-                               cv2.KMEANS_PP_CENTERS)
-    return Table(centres, float(np.percentile(busy, params.busy_percentile)))
+    _, labels, centres = cv2.kmeans(pixels[order].astype(np.float32), params.palette, None, criteria, 2,
+                                    cv2.KMEANS_PP_CENTERS)
+    keep = np.bincount(labels.ravel(), minlength=len(centres)) / len(labels) >= min_share
+    if not keep.all():              # the busyness of the table's own colours: a card's print is busy
+        nearest = np.linalg.norm(pixels[:, None, :] - centres[None], axis=-1).argmin(1)
+        busy = busy[keep[nearest]]
+    return Table(centres[keep], float(np.percentile(busy, params.busy_percentile)))
 
 
 def unlike_table(crops: np.ndarray, table: Table, params: Presence = PRESENCE) -> np.ndarray:
