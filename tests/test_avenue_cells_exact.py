@@ -228,3 +228,16 @@ def test_strengthening_under_other_parameters_is_unchanged():
                    replace(CUT, faint_border_px=2), replace(CUT, gain_radius_px=14)):
         assert_same(strengthen_faint_ink(pieces, params), plain_strengthen(pieces, params))
     assert strengthen_faint_ink(np.zeros((0, 40, 40), np.uint8)).shape == (0, 40, 40)
+
+
+@pytest.mark.parametrize("shift", [1, 2, 5])
+def test_the_columns_shifted_looks_are_opencvs_whole_pixel_moves(shift):
+    from vision.avenue.cells import shifted_looks
+
+    pieces = np.random.default_rng(shift).integers(0, 256, (10, 40, 40)).astype(np.uint8)
+    looks = [pieces]
+    for dx, dy in ((shift, 0), (-shift, 0), (0, shift), (0, -shift)):
+        move = np.float32([[1, 0, dx], [0, 1, dy]])
+        looks.append(np.stack([cv2.warpAffine(p, move, (40, 40), borderMode=cv2.BORDER_REPLICATE) for p in pieces]))
+    assert_same(shifted_looks(pieces, shift), np.concatenate(looks))
+    assert shifted_looks(pieces[:0], shift).shape == (0, 40, 40)

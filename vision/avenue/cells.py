@@ -462,11 +462,13 @@ def shifted_looks(pieces: np.ndarray, shift_px: int = CUT.column_shift_px) -> np
     """
     if shift_px <= 0:
         return pieces
-    looks = [pieces]
-    for dx, dy in ((shift_px, 0), (-shift_px, 0), (0, shift_px), (0, -shift_px)):
-        move = np.float32([[1, 0, dx], [0, 1, dy]])
-        looks.append(np.stack([cv2.warpAffine(p, move, p.shape[::-1], borderMode=cv2.BORDER_REPLICATE)
-                               for p in pieces]) if len(pieces) else pieces)
+    n, h, w = pieces.shape
+    s = shift_px
+    # moved by whole pixels, the edge pixels repeated: windows of the pieces padded by their edges
+    # (what cv2.warpAffine gives for a whole-pixel move with BORDER_REPLICATE, for all pieces at once)
+    padded = np.pad(pieces, ((0, 0), (s, s), (s, s)), mode="edge")
+    looks = [pieces] + [padded[:, s - dy:s - dy + h, s - dx:s - dx + w]
+                        for dx, dy in ((s, 0), (-s, 0), (0, s), (0, -s))]
     return np.concatenate(looks)
 
 
