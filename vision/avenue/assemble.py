@@ -164,8 +164,33 @@ def last_round_doubts(sheet: avenue.Sheet) -> list[str]:
 
 
 def _fixable(findings, sheet: avenue.Sheet) -> int:
-    return (sum(1 for f in findings if f.code in FIXABLE) + len(column_doubts(sheet))
-            + bool(last_round_doubts(sheet)))
+    return _warned(findings) + _column_disagrees(sheet)
+
+
+def _warned(findings) -> int:
+    """How many of the scoring core's warnings a misreading can cause (:data:`FIXABLE`)."""
+    return sum(1 for f in findings if f.code in FIXABLE)
+
+
+def _column_disagrees(sheet: avenue.Sheet) -> int:
+    """The doubts of the sheet's own column: its rule broken (:func:`column_doubts`), and the last
+    round's line against the roads (:func:`last_round_doubts`, counted once)."""
+    return len(column_doubts(sheet)) + bool(last_round_doubts(sheet))
+
+
+def _no_less_consistent(sheet: avenue.Sheet, fixable: int) -> bool:
+    """Whether ``sheet`` has at most ``fixable`` fixable doubts (:func:`_fixable` of its warnings): the
+    column's own doubts are counted first, and the scoring core's warnings are looked for only
+    where those leave room (the same answer, without validating a sheet the column rules out).
+
+    >>> roads = "avenue default ..EWEW.../......./......./......./......./....... "
+    >>> _no_less_consistent(avenue.from_text(roads + "B0,C0,D0,E0,A2"), 0)
+    True
+    >>> _no_less_consistent(avenue.from_text(roads + "B0,C0,D0,E0,A1"), 0), _no_less_consistent(avenue.from_text(roads + "B3,C3,D0,E0,A2"), 1)
+    (False, False)
+    """
+    doubts = _column_disagrees(sheet)
+    return doubts <= fixable and doubts + _warned(avenue.validate(sheet)) <= fixable
 
 
 def sheet_doubt(confidences: dict[str, float], below: float) -> float:
@@ -195,7 +220,7 @@ def confirmed(name: str, readings: dict, values: dict, template: avenue.Template
             trial = build_sheet(template, dict(values, **{name: alt}))
         except Exception:       # noqa: BLE001 - an alternative the sheet cannot hold
             continue
-        if _fixable(avenue.validate(trial), trial) <= fixable:
+        if _no_less_consistent(trial, fixable):
             rest += float(p)
     return top / (top + rest) if top + rest > 0 else 0.0
 
@@ -245,6 +270,7 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
                            and len(readings[n]) > 1 and readings[n][1][1] >= params.min_alternative),
                           key=lambda n: conf[n])[:params.max_tries]
         best = None
+        before = _fixable(findings, sheet)
         trials = [(name, alt, p) for name in doubtful for alt, p in readings[name][1:]
                   if p >= params.min_alternative]
         for name, alt, p in trials:
@@ -253,8 +279,11 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
                 trial_sheet = build_sheet(template, trial)
             except Exception:       # noqa: BLE001 - an alternative the sheet cannot hold
                 continue
+            doubts = _column_disagrees(trial_sheet)    # the column's own first: a trial that they
+            if doubts >= before:                        # leave no better is not validated
+                continue
             trial_findings = avenue.validate(trial_sheet)
-            gain = _fixable(findings, sheet) - _fixable(trial_findings, trial_sheet)
+            gain = before - doubts - _warned(trial_findings)
             if gain <= 0:
                 continue
             cost = float(np.log(conf[name] / max(p, 1e-9)))      # likelihood given up

@@ -96,6 +96,7 @@ def column_boxes(geometry: AvenueSheet = AVENUE, params: Cut = CUT, rounds: int 
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
+    """A BGR image in grey (a grey one as it is)."""
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
@@ -119,9 +120,68 @@ def even_light(gray: np.ndarray, px_per_mm: float, size_mm: float = CUT.even_lig
     if size_mm <= 0:
         return gray
     k = max(3, int(round(size_mm * px_per_mm)) | 1)
-    paper = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    paper = cv2.GaussianBlur(paper, (0, 0), 1.0).astype(np.float32) + 1.0
-    return np.clip(gray.astype(np.float32) / paper * 255.0, 0, 255).astype(np.uint8)
+    paper = cv2.GaussianBlur(close_round(gray, k), (0, 0), 1.0).astype(np.float32)
+    paper += 1.0
+    flat = gray.astype(np.float32)     # the sheet over its paper, worked in place (the same arithmetic)
+    np.divide(flat, paper, out=flat)
+    np.multiply(flat, 255.0, out=flat)
+    np.clip(flat, 0, 255, out=flat)
+    return flat.astype(np.uint8)
+
+
+#: From this width on, :func:`close_round` works row by row rather than point by point.
+WIDE_CLOSING = 21
+
+
+def close_round(gray: np.ndarray, k: int) -> np.ndarray:
+    """The grey closing of a uint8 image by OpenCV's k x k ellipse (k odd), as
+    ``cv2.morphologyEx(gray, cv2.MORPH_CLOSE, ellipse)`` gives it, pixel for pixel.
+
+    OpenCV takes the maximum (then the minimum) over every point of the ellipse, which for a wide
+    one (:data:`WIDE_CLOSING`) costs more than doing it row by row: each row of the ellipse is a
+    centred run, no wider than the row nearer the middle, so the dilation is the running
+    maximum along rows, widened one pixel at a time, folded in from the ellipse's outer rows to
+    its middle one, one row above and below at each step (:func:`_round_extreme`).
+
+    >>> img = np.random.default_rng(1).integers(0, 256, (60, 50)).astype(np.uint8)
+    >>> ellipse = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (25, 25))
+    >>> bool((close_round(img, 25) == cv2.morphologyEx(img, cv2.MORPH_CLOSE, ellipse)).all())
+    True
+    """
+    ellipse = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    if k < WIDE_CLOSING or gray.dtype != np.uint8:
+        return cv2.morphologyEx(gray, cv2.MORPH_CLOSE, ellipse)
+    r = k // 2
+    half_widths = [r - int(np.flatnonzero(ellipse[r + dy])[0]) for dy in range(r + 1)]
+    return _round_extreme(_round_extreme(gray, half_widths, np.maximum), half_widths, np.minimum)
+
+
+def _round_extreme(img: np.ndarray, half_widths: list[int], extreme) -> np.ndarray:
+    """The maximum (``extreme`` np.maximum: a dilation) or minimum (np.minimum: an erosion) of a
+    uint8 image over a round window whose row ``dy`` from the middle spans ``half_widths[dy]``
+    pixels each side (never more than the row nearer the middle); outside the image counts as
+    nothing (0 for a maximum, 255 for a minimum), as OpenCV's default border does."""
+    r, wide = len(half_widths) - 1, half_widths[0]
+    h, w = img.shape
+    runs = np.full((h + 2 * r, w + 2 * wide), 0 if extreme is np.maximum else 255, np.uint8)
+    runs[r:r + h, wide:wide + w] = img
+    spare = runs.copy()
+    reach, out = 0, None
+    for dy in range(r, -1, -1):          # from the outer rows of the window to its middle row
+        while reach < half_widths[dy]:   # the runs along rows, one pixel wider each side
+            if reach == 0:
+                extreme(runs[:, :-2], runs[:, 1:-1], out=spare[:, 1:-1])
+                extreme(spare[:, 1:-1], runs[:, 2:], out=spare[:, 1:-1])
+            else:
+                extreme(runs[:, :-2], runs[:, 2:], out=spare[:, 1:-1])
+            runs, spare = spare, runs
+            reach += 1
+        rows = runs[r - dy:r + h + dy, wide:wide + w]     # the image's rows and dy more each side
+        if out is None:
+            out = rows.copy()
+        else:                            # this row's runs, and the window so far one row up and down
+            out = extreme(extreme(rows, out[:-2]), out[2:])
+    return out
 
 
 def cut(image: np.ndarray, px_per_mm: float, boxes_mm, size: int, ink_pool: int = 1,
@@ -146,22 +206,44 @@ def cut(image: np.ndarray, px_per_mm: float, boxes_mm, size: int, ink_pool: int 
         y0, y1 = max(0, int(min(ys) * px_per_mm) - pad), min(gray.shape[0], int(max(ys) * px_per_mm) + pad)
         gray = gray.copy()
         gray[y0:y1, x0:x1] = even_light(gray[y0:y1, x0:x1], px_per_mm, light_mm)
+    windows = [(int(round(x0 * px_per_mm)), int(round(x1 * px_per_mm)),
+                int(round(y0 * px_per_mm)), int(round(y1 * px_per_mm))) for x0, y0, x1, y1 in boxes_mm]
     h, w = gray.shape
-    out = np.empty((len(boxes_mm), size, size), np.uint8)
+    reach = max([max(-a, -c, b - w, d - h, 0) for a, b, c, d in windows], default=0)
+    if reach:               # one padded copy for every window reaching past the image
+        padded = cv2.copyMakeBorder(gray, reach, reach, reach, reach, cv2.BORDER_REPLICATE)
     big = size * ink_pool
-    for i, (x0, y0, x1, y1) in enumerate(boxes_mm):
-        a, b = int(round(x0 * px_per_mm)), int(round(x1 * px_per_mm))
-        c, d = int(round(y0 * px_per_mm)), int(round(y1 * px_per_mm))
+    scaled = np.empty((len(windows), big, big), np.uint8)
+    for i, (a, b, c, d) in enumerate(windows):
         if a < 0 or c < 0 or b > w or d > h:
-            pad = max(-a, -c, b - w, d - h, 0)
-            padded = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-            piece = padded[c + pad:d + pad, a + pad:b + pad]
+            piece = padded[c + reach:d + reach, a + reach:b + reach]
         else:
             piece = gray[c:d, a:b]
         interp = cv2.INTER_AREA if piece.shape[0] > big else cv2.INTER_LINEAR
-        piece = cv2.resize(piece, (big, big), interpolation=interp)
-        out[i] = piece.reshape(size, ink_pool, size, ink_pool).min(axis=(1, 3)) if ink_pool > 1 else piece
-    return out
+        scaled[i] = cv2.resize(piece, (big, big), interpolation=interp)
+    return darkest_of_blocks(scaled, ink_pool)
+
+
+def darkest_of_blocks(pieces: np.ndarray, k: int) -> np.ndarray:
+    """Each ``(N, k * s, k * s)`` piece shrunk to ``(N, s, s)``, each k x k block keeping its darkest
+    pixel (k 1: the pieces as they are). Taken as the minimum of the k * k strided views, which is
+    the same as the block minimum and far quicker than reducing over the blocks' axes.
+
+    >>> piece = np.full((1, 4, 6), 200, np.uint8); piece[0, 1, 1] = 10; piece[0, 2, 5] = 30
+    >>> darkest_of_blocks(piece, 2)[0].tolist()
+    [[10, 200, 200], [200, 200, 30]]
+    >>> bool((darkest_of_blocks(piece, 2) == piece.reshape(1, 2, 2, 3, 2).min(axis=(2, 4))).all())
+    True
+    """
+    if k <= 1:
+        return pieces
+    rows = pieces[:, 0::k]
+    for i in range(1, k):
+        rows = np.minimum(rows, pieces[:, i::k])
+    out = rows[:, :, 0::k]
+    for j in range(1, k):
+        out = np.minimum(out, rows[:, :, j::k])
+    return np.ascontiguousarray(out)
 
 
 def cut_cells(rectified: np.ndarray, px_per_mm: float, geometry: AvenueSheet = AVENUE,
@@ -238,7 +320,7 @@ def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
         printed = typical > 40
         gains = np.ones(len(group), np.float32)
         if printed.sum() >= 8:
-            gains = np.array([np.median(d[printed] / typical[printed]) for d in depths], np.float32)
+            gains = np.median(depths[:, printed] / typical[printed], axis=1).astype(np.float32)
             gains = np.clip(gains, *params.print_gain)
         # ... then the print: the faintest a pixel is over the group once each cell's contrast
         # is evened (the second faintest in larger groups, so that one odd cell does not decide it)
@@ -246,9 +328,8 @@ def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
         common = ranked[1] if len(group) > params.print_group else ranked[0]
         if params.print_slack_px:
             common = cv2.dilate(common, np.ones((k, k), np.uint8))
-        for j, i in enumerate(group):
-            expected = np.clip(255.0 - gains[j] * common, 1.0, 255.0)
-            out[i] = np.clip(stack[j] / expected * 255.0, 0, 255).astype(np.uint8)
+        expected = np.clip(255.0 - gains[:, None, None] * common, 1.0, 255.0)
+        out[group] = np.clip(stack / expected * 255.0, 0, 255).astype(np.uint8)
     return out
 
 
@@ -294,17 +375,47 @@ def strengthen_faint_ink(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
     out = pieces.copy()
     if len(pieces) == 0:
         return out
-    paper, darkness = ink_map(pieces, params)
+    paper, ink = ink_map(pieces, params)
     r = int(params.gain_radius_px)
     near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    for j, ink in enumerate(darkness):
-        smooth = cv2.GaussianBlur(ink, (0, 0), params.ink_blur_px) if params.ink_blur_px > 0 else ink
-        smooth = np.maximum(smooth - np.percentile(smooth, params.paper_quantile), 0.0)
-        nearby = cv2.GaussianBlur(cv2.dilate(smooth, near), (0, 0), r / 2)
-        gain = np.maximum(params.pen_ink / np.maximum(nearby, params.faintest_ink), 1.0)
-        strong = np.minimum(np.maximum(smooth * gain, ink), 1.0)
-        out[j, b:-b, b:-b] = np.clip(paper[j] * (1.0 - strong), 0, 255).astype(np.uint8)
+    smooth = ink
+    if params.ink_blur_px > 0:
+        smooth = each_piece(lambda tall: cv2.GaussianBlur(tall, (0, 0), params.ink_blur_px), ink, _blur_reach(
+            params.ink_blur_px))
+    grain = np.percentile(smooth.reshape(len(smooth), -1), params.paper_quantile, axis=1)
+    smooth = np.maximum(smooth - grain[:, None, None], 0.0)
+    # smooth is never below 0, so rows of 0 between the pieces leave the dilation as it is alone
+    spread = each_piece(lambda tall: cv2.dilate(tall, near), smooth, r, "constant")
+    nearby = each_piece(lambda tall: cv2.GaussianBlur(tall, (0, 0), r / 2), spread, _blur_reach(r / 2))
+    gain = np.maximum(params.pen_ink / np.maximum(nearby, params.faintest_ink), 1.0)
+    strong = np.minimum(np.maximum(smooth * gain, ink), 1.0)
+    out[:, b:-b, b:-b] = np.clip(paper[:, None, None] * (1.0 - strong), 0, 255).astype(np.uint8)
     return out
+
+
+def _blur_reach(sigma: float) -> int:
+    """At least how far OpenCV's Gaussian blur of a float image reaches for ``sigma`` (half its
+    kernel, 4 sigma wide each side, rounded to odd), with a row to spare."""
+    return int(np.ceil(sigma * 4)) + 1
+
+
+def each_piece(filter_2d, pieces: np.ndarray, reach: int, border: str = "reflect") -> np.ndarray:
+    """A 2-D filter applied to each of ``(N, h, w)`` pieces on its own, in one call: the pieces are
+    stacked into one tall image, each with ``reach`` rows of border above and below it (OpenCV's
+    default border, mirrored without the edge row, or 0s: ``border`` "reflect" or "constant"), so
+    that no piece's filter sees another piece. Every pixel is worked out by the same arithmetic as
+    with the piece alone (the columns' borders are the image's own, as before).
+
+    >>> pieces = np.random.default_rng(0).random((3, 20, 20)).astype(np.float32)
+    >>> alone = np.stack([cv2.GaussianBlur(p, (0, 0), 2.0) for p in pieces])
+    >>> bool((each_piece(lambda t: cv2.GaussianBlur(t, (0, 0), 2.0), pieces, _blur_reach(2.0)) == alone).all())
+    True
+    """
+    n, h, w = pieces.shape
+    if reach <= 0 or reach >= h:        # (a piece smaller than the filter's reach: one at a time)
+        return np.stack([filter_2d(p) for p in pieces]) if n else pieces.copy()
+    stacked = np.pad(pieces, ((0, 0), (reach, reach), (0, 0)), mode=border)
+    return filter_2d(stacked.reshape(n * (h + 2 * reach), w)).reshape(n, h + 2 * reach, w)[:, reach:-reach]
 
 
 def ink_darkness(pieces: np.ndarray, params: Cut = CUT) -> np.ndarray:
@@ -332,8 +443,9 @@ def prepare_cells(rectified: np.ndarray, px_per_mm: float, template, geometry: A
 
     The reader takes, cell by cell, the surer of the two looks.
     """
-    as_they_are = cut_cells(rectified, px_per_mm, geometry, replace(params, even_light_mm=0.0))
-    lit = cut_cells(rectified, px_per_mm, geometry, params)
+    gray = to_gray(rectified)
+    as_they_are = cut_cells(gray, px_per_mm, geometry, replace(params, even_light_mm=0.0))
+    lit = cut_cells(gray, px_per_mm, geometry, params)
     return as_they_are, strengthen_faint_ink(remove_print(lit, template, params), params)
 
 
@@ -350,11 +462,13 @@ def shifted_looks(pieces: np.ndarray, shift_px: int = CUT.column_shift_px) -> np
     """
     if shift_px <= 0:
         return pieces
-    looks = [pieces]
-    for dx, dy in ((shift_px, 0), (-shift_px, 0), (0, shift_px), (0, -shift_px)):
-        move = np.float32([[1, 0, dx], [0, 1, dy]])
-        looks.append(np.stack([cv2.warpAffine(p, move, p.shape[::-1], borderMode=cv2.BORDER_REPLICATE)
-                               for p in pieces]) if len(pieces) else pieces)
+    n, h, w = pieces.shape
+    s = shift_px
+    # moved by whole pixels, the edge pixels repeated: windows of the pieces padded by their edges
+    # (what cv2.warpAffine gives for a whole-pixel move with BORDER_REPLICATE, for all pieces at once)
+    padded = np.pad(pieces, ((0, 0), (s, s), (s, s)), mode="edge")
+    looks = [pieces] + [padded[:, s - dy:s - dy + h, s - dx:s - dx + w]
+                        for dx, dy in ((s, 0), (-s, 0), (0, s), (0, -s))]
     return np.concatenate(looks)
 
 

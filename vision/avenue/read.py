@@ -22,7 +22,7 @@ from scoring import avenue
 from vision import UserError
 from vision.avenue.assemble import ASSEMBLE, assemble_avenue
 from vision.avenue.cells import (cell_names, column_names, ink_darkness, prepare_cells, prepare_column,
-                                 shifted_looks)
+                                 shifted_looks, to_gray)
 from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE
 from vision.avenue.locate import LOCATE, PhotoMaps, avenue_layout, covered_maps, locate_sheet, photo_maps
@@ -151,8 +151,9 @@ def read_sheet(rectified: np.ndarray, px_per_mm: float, template, models: Avenue
     returns the :class:`vision.avenue.assemble.Assembled` sheet and the readings it was assembled from.
     ``clock``, if given, times each stage."""
     lap = clock.lap if clock is not None else (lambda stage: None)
-    cells, unprinted = prepare_cells(rectified, px_per_mm, template, AVENUE)
-    column = prepare_column(rectified, px_per_mm, AVENUE)
+    gray = to_gray(rectified)         # the looks all start from the grey sheet: converted once
+    cells, unprinted = prepare_cells(gray, px_per_mm, template, AVENUE)
+    column = prepare_column(gray, px_per_mm, AVENUE)
     lap("cut")
     cell_pred, ink = read_cells(cells, unprinted, template, models)
     col_pred = read_column(column, models)
