@@ -411,7 +411,9 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
     if best is None:
         raise UserError(source, f"no 6 x 4 block of 24 tiles found ({how})")
     _, found, turn, places, explained, how_found = best
-    missing = [places[sq] for sq in found.block if found.tileness[sq] < params.missing_below]
+    seen = [sq for sq in found.block if found.tileness[sq] >= params.missing_below]
+    missing = [places[sq] for sq in found.block
+               if sq not in seen and not _a_tile_after_all(image, found.fit, seen, sq, (turn, places), explained, params)]
     if missing:
         names = sorted(missing)
         listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
@@ -423,6 +425,16 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
                                 f"explain {explained:.0%} of their look, not {params.min_explained:.0%}; {how})")
     return {"fit": found.fit, "places": places, "turn": turn, "explained": explained, "tileness": found.tileness,
             "found_by": how_found}
+
+
+def _a_tile_after_all(image: np.ndarray, fit: LatticeFit, seen: list, square, placement: tuple, explained: float,
+                      params: Calibrate = CALIBRATE) -> bool:
+    """Whether a square of the block that looks like the table (a city printed in the table's own colour)
+    holds its tile after all: counted in as the type the block puts there, its edges explain the block's
+    look no worse (:attr:`Calibrate.hole_costs`). The table in a hole matches no type's edges."""
+    squares = seen + [square]
+    _, _, with_it = calibration_turn(cut_tiles(image, fit.cell_to_image, squares), squares, [placement])
+    return with_it >= explained - params.hole_costs
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,12 @@ class Calibrate:
     keep: float = 0.75              # ... keeping this share of the cells (a meeple hides the rest)
     rerank_views: int = 4           # ... of each label's exemplars, those most like the crop at first sight
     missing_below: float = 0.5      # a square of the block this little unlike the table is a tile missing (tiles: 0.84
-    #                                 and up; the table in a hole, tuning seed 104: 0.19 with the shipped layout model,
-    #                                 0.41 with one trained on the wide family of sets, not shipped)
+    #                                 and up; the table in a hole, tuning seed 104: 0.19 with the layout model of our
+    #                                 art, 0.41 with the one trained on the wide family of sets) ...
+    hole_costs: float = 0.02        # ... unless counting it in as its type costs the block's edges no more than this
+    #                                 share explained (:func:`calibration_turn`; one square at a time: cities the
+    #                                 table's colour, unseen style seeds 9 and 10, -0.012 to +0.015; holes, proxy
+    #                                 tuning seeds 104-107 with tiles taken away, 4 MP: -0.027 to -0.111)
     min_explained: float = 0.2      # the block's own check: the edges' kinds (city, road, field) explain at least
     #                                 this share of how its tiles' edges look, in the turn found
     #                                 (:func:`calibration_turn`; tuning seeds: 0.47-0.52 where the block was
