@@ -688,7 +688,7 @@ def main(argv=None) -> int:
     print(f"{args.debug}: found by the {located['found_by']}; turned {located['turn']} degrees; the edges' kinds "
           f"explain {located['explained']:.0%} of their look; least tile-like square "
           f"{min(located['tileness'][sq] for sq in located['places']):.2f} "
-          f"(under {CALIBRATE.missing_below} is a missing tile)")
+          f"(under {CALIBRATE.missing_below} is a missing tile, unless its edges fit its type)")
     if args.out:
         cv2.imwrite(args.out, debug_picture(image, located))
         print(f"wrote {args.out}")
