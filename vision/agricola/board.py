@@ -392,7 +392,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     Returns the board (as :func:`vision.agricola.find_board` would) or None,
     with one line saying what was found or not.
     """
-    from vision.agricola.locate import lock_any_print, rectified_score, shrink_to
+    from vision.agricola.locate import LockImage, lock_any_print, rectified_score, shrink_to
     from vision.agricola.params import FIND
     from vision.agricola.windows import board_corners_mm
 
@@ -401,7 +401,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     work = shrink_to(image, k)[0] if k < 0.99 else image
     k = work.shape[1] / image.shape[1]
     to_img = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if work.ndim == 3 else work
+    view = LockImage(work)
     segs = line_segments(work, params)
     shown = cv2.perspectiveTransform(segs.reshape(1, -1, 2), to_img)[0].reshape(-1, 4) if len(segs) else segs
     if len(segs) < 10:
@@ -419,7 +419,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
             break
         # a half turn looks the same: which long side is the top is read later (vision.agricola.upright)
         h0 = outer_homography(quad)
-        locked, lines = lock_any_print(gray, h0, FIND)
+        locked, lines = lock_any_print(view, h0, FIND)
         if not lines:
             locked = h0
         score = rectified_score(work, locked)
