@@ -573,7 +573,8 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     for step in range(params.lock_passes):
         reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
         max_slope = params.max_slope if step < 2 else params.max_slope / 3
-        lines = fence_lines(gray, h, ds, reach, max_slope, params, g)
+        lines = fence_lines(gray, h, ds, reach, max_slope, params, g,
+                            outward=params.first_outward_mm if step == 0 else params.outward_mm)
         if step == 0:
             # the first, far look corrects only the board's place, size and turn, each the median of
             # what the lines say: a line or two taken for an edge beside them do not move it
@@ -631,12 +632,14 @@ def edge_strength(rect: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarra
 
 
 def fence_lines(image: np.ndarray, h: np.ndarray, ds: list[int], reach: float, max_slope: float,
-                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA) -> dict:
+                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA, outward: float | None = None) -> dict:
     """The fence lines found on the board rectified by ``h`` (board mm -> ``image``'s pixels; the
     photo as the lock looks at it, :class:`LockImage`), each looked for ``reach`` mm around where ``h`` puts it:
     ``(axis, i) -> (at, offset, slope, centre)`` in board mm, for the lines whose response stands
-    out (:attr:`FindBoard.min_peak`)."""
+    out (:attr:`FindBoard.min_peak`). The outer lines are looked for ``outward`` mm outwards
+    (:attr:`FindBoard.outward_mm` unless given)."""
     s = params.lock_px_per_mm
+    outward = params.outward_mm if outward is None else outward
     rect = cv2.GaussianBlur(warp(image, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
     gx, gy = edge_strength(rect, params)
     pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
@@ -649,7 +652,7 @@ def fence_lines(image: np.ndarray, h: np.ndarray, ds: list[int], reach: float, m
     for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
         for i in range(count):
             # the outer lines have the board's frame just outside them: hardly looked for outwards
-            span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
+            span = ((-outward if i == 0 else -reach), (outward if i == count - 1 else reach))
             at = g.line_x(i) if axis == "v" else g.line_y(i)
             offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
             if strength >= params.min_peak:

@@ -40,6 +40,7 @@ class FindBoard:
     wider_searches: tuple = (20.0, 30.0)  # ... and, while no lock is sure, these further (kept only if sure)
     near_mm: float = 4.0             # ... and once the first pass has corrected the homography
     outward_mm: float = 2.0          # how far the outer fence lines are looked for outwards
+    first_outward_mm: float = 6.0    # ... at the first, far look (an outline inside the board: the mask stops short)
     max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
     line_step_mm: float = 0.8        # a fence line is looked at this often along it
     min_crossings: int = 8           # fewer crossings agreeing: the pass is not trusted
