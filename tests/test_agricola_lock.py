@@ -72,7 +72,7 @@ def test_an_outer_line_taken_for_the_border_is_left_out_of_the_fit():
     to keep 22 of them, the board's corners 3.4 mm off.)"""
     lines = {("v", c): (G.line_x(c), 0.0, 0.0, 90.0) for c in range(G.cols + 1)}
     lines.update({("h", r): (G.line_y(r), -3.0 if r == 0 else 0.0, 0.0, 140.0) for r in range(G.rows + 1)})
-    correction, agree, moved = locate._fit_crossings(lines, FIND.near_mm)
+    correction, agree, moved = locate._fit_crossings(lines, FIND.near_mm, median=True)
     assert agree == 18 and moved < 0.1
     assert np.abs(cv2.perspectiveTransform(board_corners_mm()[None], correction)[0] - board_corners_mm()).max() < 0.1
 
@@ -80,4 +80,4 @@ def test_an_outer_line_taken_for_the_border_is_left_out_of_the_fit():
 def test_a_fit_too_few_crossings_agree_with_is_none():
     lines = {("v", c): (G.line_x(c), 0.0, 0.0, 90.0) for c in range(2)}
     lines.update({("h", r): (G.line_y(r), 0.0, 0.0, 140.0) for r in range(2)})
-    assert locate._fit_crossings(lines, FIND.near_mm) is None          # 4 crossings: fewer than 8
+    assert locate._fit_crossings(lines, FIND.near_mm, median=True) is None          # 4 crossings: fewer than 8

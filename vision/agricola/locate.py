@@ -567,6 +567,9 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     """
     s = params.lock_px_per_mm
     ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
+    # other prints: their own margins (the outer lines may lie further out than the outline says),
+    # and a border beside the outer path that a homography may bend to (the least median fit)
+    other = bool(widths_mm)
     gray = image
     h = h_mm_to_img
     used = 0
@@ -574,7 +577,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
         max_slope = params.max_slope if step < 2 else params.max_slope / 3
         lines = fence_lines(gray, h, ds, reach, max_slope, params, g,
-                            outward=params.first_outward_mm if step == 0 else params.outward_mm)
+                            outward=params.first_outward_mm if step == 0 and other else params.outward_mm)
         if step == 0:
             # the first, far look corrects only the board's place, size and turn, each the median of
             # what the lines say: a line or two taken for an edge beside them do not move it
@@ -583,7 +586,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
                 break
             h = h @ correction
             continue
-        fitted = _fit_crossings(lines, reach, params, g)
+        fitted = _fit_crossings(lines, reach, params, g, median=other)
         if fitted is None:
             break
         correction, used, moved = fitted
@@ -591,7 +594,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         if moved < params.settled_mm:
             break
     if 0 < used < params.outer_check_below:
-        h, used = _outer_from_inner(gray, h, used, ds, params, g)
+        h, used = _outer_from_inner(gray, h, used, ds, params, g, median=other)
     return h, used
 
 
@@ -685,15 +688,21 @@ def crossings_moved(correction: np.ndarray) -> float:
     return float(np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max())
 
 
-def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA):
-    """The homography correction the crossings agree on (:func:`_median_fit`), the crossings that
-    agree, and how far it moves them; None when too few agree or it moves them further than was
-    looked."""
+def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA,
+                   median: bool = False):
+    """The homography correction the crossings agree on, the crossings that agree, and how far it
+    moves them; None when too few agree or it moves them further than was looked. RANSAC keeps
+    the correction most crossings agree with (a line taken for its neighbour's edge is left
+    out); with ``median``, the least median fit (:func:`_median_fit`)."""
     nominal, found = map(np.array, _crossing_pairs(lines, g))
     if len(nominal) < params.min_crossings:
         return None
-    fitted = _median_fit(nominal, found, params)
-    if fitted is None:
+    if median:
+        fitted = _median_fit(nominal, found, params)
+    else:
+        correction, inliers = cv2.findHomography(nominal, found, cv2.RANSAC, params.agree_mm)
+        fitted = None if correction is None else (correction, int(inliers.sum()))
+    if fitted is None or fitted[1] < params.min_crossings:
         return None
     correction, agree = fitted
     moved = crossings_moved(correction)
@@ -723,7 +732,7 @@ def _median_fit(nominal: np.ndarray, found: np.ndarray, params: FindBoard = FIND
 
 
 def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
-                      g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int]:
+                      g: AgricolaBoard = AGRICOLA, median: bool = False) -> tuple[np.ndarray, int]:
     """The lock checked from the inside out: the outer fence lines looked for again where the
     inner ones put them.
 
@@ -748,7 +757,7 @@ def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int],
     again = h @ inner
     for _ in range(2):
         fitted = _fit_crossings(fence_lines(gray, again, ds, params.near_mm, params.max_slope / 3, params, g),
-                                params.near_mm, params, g)
+                                params.near_mm, params, g, median)
         if fitted is None:
             return h, used
         again = again @ fitted[0]
