@@ -557,11 +557,13 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     On the board rectified by the homography, each fence slot shows as two
     parallel edges ``slot_mm`` apart; their response, summed along each
     candidate line near the expected one (:func:`find_line`), finds each of
-    the 10 fence lines; their 24 crossings correct the homography (RANSAC:
-    a line taken for something beside it is outvoted). The first pass looks
-    ``search_mm`` around, the later ones ``near_mm``. ``image`` is the photo
-    as the lock looks at it: grey, or Lab (:class:`LockImage`). ``widths_mm`` adds pairs of edges this far apart (other
-    prints' paths, fence sticks) to the 6 mm slot. Last, where some crossings
+    the 10 fence lines; their 24 crossings correct the homography (RANSAC, for
+    other prints the least median fit: a line taken for something beside it
+    is left out). The first
+    pass looks ``search_mm`` around, the later ones ``near_mm``. ``image`` is
+    the photo as the lock looks at it: grey, or Lab (:class:`LockImage`).
+    ``widths_mm`` adds pairs of edges this far apart (other prints' paths,
+    fence sticks) to the 6 mm slot. Last, where some crossings
     disagree, the outer lines are looked for again where the inner ones put them
     (:func:`_outer_from_inner`).
     """
@@ -570,13 +572,12 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     # other prints: their own margins (the outer lines may lie further out than the outline says),
     # and a border beside the outer path that a homography may bend to (the least median fit)
     other = bool(widths_mm)
-    gray = image
     h = h_mm_to_img
     used = 0
     for step in range(params.lock_passes):
         reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
         max_slope = params.max_slope if step < 2 else params.max_slope / 3
-        lines = fence_lines(gray, h, ds, reach, max_slope, params, g,
+        lines = fence_lines(image, h, ds, reach, max_slope, params, g,
                             outward=params.first_outward_mm if step == 0 and other else params.outward_mm)
         if step == 0:
             # the first, far look corrects only the board's place, size and turn, each the median of
@@ -594,7 +595,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         if moved < params.settled_mm:
             break
     if 0 < used < params.outer_check_below:
-        h, used = _outer_from_inner(gray, h, used, ds, params, g, median=other)
+        h, used = _outer_from_inner(image, h, used, ds, params, g, median=other)
     return h, used
 
 
@@ -617,9 +618,9 @@ class LockImage:
 
 
 def edge_strength(rect: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, np.ndarray]:
-    """How strongly the rectified photo as the lock looks at it (:class:`LockImage`) changes across x and across y:
-    ``|d/dx|`` and ``|d/dy|`` (float32), summed over its channels, the colour-opposed ones
-    weighted by :attr:`FindBoard.colour_weight`.
+    """How strongly the rectified photo, as the lock looks at it (:class:`LockImage`), changes
+    across x and across y: ``|d/dx|`` and ``|d/dy|`` (float32), summed over its channels, the
+    colour-opposed ones weighted by :attr:`FindBoard.colour_weight`.
 
     >>> ramp = np.tile(np.arange(8, dtype=np.uint8) * 10, (8, 1))
     >>> gx, gy = edge_strength(ramp)
@@ -636,10 +637,10 @@ def edge_strength(rect: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarra
 
 def fence_lines(image: np.ndarray, h: np.ndarray, ds: list[int], reach: float, max_slope: float,
                 params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA, outward: float | None = None) -> dict:
-    """The fence lines found on the board rectified by ``h`` (board mm -> ``image``'s pixels; the
-    photo as the lock looks at it, :class:`LockImage`), each looked for ``reach`` mm around where ``h`` puts it:
-    ``(axis, i) -> (at, offset, slope, centre)`` in board mm, for the lines whose response stands
-    out (:attr:`FindBoard.min_peak`). The outer lines are looked for ``outward`` mm outwards
+    """The fence lines found on the board rectified by ``h`` (board mm -> ``image``'s pixels;
+    ``image`` the photo as the lock looks at it, :class:`LockImage`), each looked for ``reach`` mm
+    around where ``h`` puts it: ``(axis, i) -> (at, offset, slope, centre)`` in board mm, for the
+    lines whose response stands out (:attr:`FindBoard.min_peak`). The outer lines are looked for ``outward`` mm outwards
     (:attr:`FindBoard.outward_mm` unless given)."""
     s = params.lock_px_per_mm
     outward = params.outward_mm if outward is None else outward
@@ -731,7 +732,7 @@ def _median_fit(nominal: np.ndarray, found: np.ndarray, params: FindBoard = FIND
     return None if correction is None else (correction, int(agree.sum()))
 
 
-def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
+def _outer_from_inner(image: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
                       g: AgricolaBoard = AGRICOLA, median: bool = False) -> tuple[np.ndarray, int]:
     """The lock checked from the inside out: the outer fence lines looked for again where the
     inner ones put them.
@@ -744,7 +745,7 @@ def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int],
     the outer lines are looked for near where that puts them, and the lock
     that more crossings agree with is kept.
     """
-    lines = fence_lines(gray, h, ds, params.near_mm, params.max_slope / 3, params, g)
+    lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g)
     nominal, found = _crossing_pairs(lines, g, inner=True)
     if len(nominal) < params.min_inner_crossings:
         return h, used
@@ -756,7 +757,7 @@ def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int],
         return h, used
     again = h @ inner
     for _ in range(2):
-        fitted = _fit_crossings(fence_lines(gray, again, ds, params.near_mm, params.max_slope / 3, params, g),
+        fitted = _fit_crossings(fence_lines(image, again, ds, params.near_mm, params.max_slope / 3, params, g),
                                 params.near_mm, params, g, median)
         if fitted is None:
             return h, used
