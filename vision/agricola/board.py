@@ -346,18 +346,20 @@ def line_strengths(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARC
     vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
     pitch around it) rectified by ``h`` (board mm -> ``image`` pixels).
 
-    A line's strength is its path's two parallel edges (any of the prints' widths, as
-    :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
+    A line's strength is its path's two parallel edges (any of the prints' widths, in lightness
+    and colour, as :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
     (a fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
     """
+    from vision.agricola.locate import LockImage, edge_strength
     from vision.agricola.params import FIND
     from vision.quad import warp
 
     g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
     shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    rect = cv2.GaussianBlur(warp(gray, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
-    gx, gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0)), np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
+    view = LockImage(image)
+    seen = view.lab if FIND.lock_colour and view.lab is not None else view.gray
+    rect = cv2.GaussianBlur(warp(seen, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
+    gx, gy = edge_strength(rect, FIND)
     pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
     for width in FIND.slot_widths_mm:
         d = max(1, int(round(width / 2 * s)))
@@ -392,7 +394,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     Returns the board (as :func:`vision.agricola.find_board` would) or None,
     with one line saying what was found or not.
     """
-    from vision.agricola.locate import lock_any_print, rectified_score, shrink_to
+    from vision.agricola.locate import LockImage, lock_any_print, rectified_score, shrink_to
     from vision.agricola.params import FIND
     from vision.agricola.windows import board_corners_mm
 
@@ -401,7 +403,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     work = shrink_to(image, k)[0] if k < 0.99 else image
     k = work.shape[1] / image.shape[1]
     to_img = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if work.ndim == 3 else work
+    view = LockImage(work)
     segs = line_segments(work, params)
     shown = cv2.perspectiveTransform(segs.reshape(1, -1, 2), to_img)[0].reshape(-1, 4) if len(segs) else segs
     if len(segs) < 10:
@@ -419,7 +421,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
             break
         # a half turn looks the same: which long side is the top is read later (vision.agricola.upright)
         h0 = outer_homography(quad)
-        locked, lines = lock_any_print(gray, h0, FIND)
+        locked, lines = lock_any_print(view, h0, FIND)
         if not lines:
             locked = h0
         score = rectified_score(work, locked)

@@ -315,7 +315,7 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         # put back where the other three say, each in turn; tried after the outlines as found
         quads += [np.array([q[j - 1] + q[(j + 1) % 4] - q[(j + 2) % 4] if i == j else q[i] for i in range(4)],
                            np.float32) for q in quads[:1] for j in range(4)]
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    view = LockImage(work)
     mm = board_corners_mm()
     best = None
     for quad in quads:
@@ -328,11 +328,11 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
-            locked, lines = lock_any_print(gray, h, params)
+            locked, lines = lock_any_print(view, h, params)
             if not lines and not np.allclose(locked, h):
                 # the far look moved the board part of the way (an outline off by more than the
                 # near looks reach): locked again from there
-                locked, lines = lock_any_print(gray, locked, params)
+                locked, lines = lock_any_print(view, locked, params)
             if not lines:
                 locked = h
             score = rectified_score(work, locked, params)
@@ -351,7 +351,7 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             to_mask = np.array([[mask[1] / kw, 0, 0.5 * mask[1] / kw - 0.5], [0, mask[1] / kw, 0.5 * mask[1] / kw - 0.5],
                                 [0, 0, 1]])
             cover = lambda hw: mask_cover(mask[0], cv2.perspectiveTransform(mm[None], to_mask @ hw)[0], params)
-        best = _try_neighbours(gray, work, best, params, cover, deadline)
+        best = _try_neighbours(view, work, best, params, cover, deadline)
     if best.crossings and (report.get("best") is None or (best.crossings, best.score) > report["best"]):
         report["best"] = (best.crossings, round(best.score, 2))
     if best.score < params.min_score or best.crossings < params.min_read_crossings:
@@ -402,7 +402,7 @@ def mask_cover(prob: np.ndarray, quad: np.ndarray, params: FindBoard = FIND) -> 
     return float((board & inside).sum() / max(1, (board | inside).sum()))
 
 
-def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: "Lock", params: FindBoard = FIND,
+def _try_neighbours(view, work: np.ndarray, best: "Lock", params: FindBoard = FIND,
                     cover: Callable | None = None, deadline: float = math.inf) -> "Lock":
     """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
 
@@ -423,7 +423,7 @@ def _try_neighbours(gray: np.ndarray, work: np.ndarray, best: "Lock", params: Fi
         for move in neighbour_moves():
             if time.process_time() > deadline:
                 break
-            locked, found = lock_any_print(gray, h @ move, params)
+            locked, found = lock_any_print(view, h @ move, params)
             if not found or not _plausible(locked, outline, params):
                 continue
             s = rectified_score(work, locked, params)
@@ -536,14 +536,17 @@ def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
                      [0, 0, 1]])
 
 
-def lock_any_print(gray: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int]:
-    """:func:`lock_to_grid` on our print's 6 mm slots; where that finds no lines, again on
-    slots, paths and sticks of every width in :attr:`FindBoard.slot_widths_mm`, the lock agreeing
-    on more crossings kept."""
-    locked, lines = lock_to_grid(gray, h_mm_to_img, params)
-    if lines >= params.min_crossings or not params.slot_widths_mm:
+def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int]:
+    """:func:`lock_to_grid` on our print's 6 mm slots in the grey; where that is not sure
+    (:attr:`FindBoard.sure_crossings`), again on slots, paths and sticks of every width in
+    :attr:`FindBoard.slot_widths_mm`, in colour (:class:`LockImage`), the lock agreeing on more
+    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR)."""
+    view = image if isinstance(image, LockImage) else LockImage(image)
+    locked, lines = lock_to_grid(view.gray, h_mm_to_img, params)
+    if not params.slot_widths_mm or lines >= (params.sure_crossings if params.lock_colour else params.min_crossings):
         return locked, lines
-    wide, wide_lines = lock_to_grid(gray, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
+    colour = view.lab if params.lock_colour and view.lab is not None else view.gray
+    wide, wide_lines = lock_to_grid(colour, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
     return (wide, wide_lines) if wide_lines > lines else (locked, lines)
 
 
@@ -554,23 +557,28 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     On the board rectified by the homography, each fence slot shows as two
     parallel edges ``slot_mm`` apart; their response, summed along each
     candidate line near the expected one (:func:`find_line`), finds each of
-    the 10 fence lines; their 24 crossings correct the homography (RANSAC:
-    a line taken for something beside it is outvoted). The first pass looks
-    ``search_mm`` around, the later ones ``near_mm``. ``image`` may be grey
-    (faster) or colour. ``widths_mm`` adds pairs of edges this far apart (other
-    prints' paths, fence sticks) to the 6 mm slot. Last, where some crossings
+    the 10 fence lines; their 24 crossings correct the homography (RANSAC, for
+    other prints the least median fit: a line taken for something beside it
+    is left out). The first
+    pass looks ``search_mm`` around, the later ones ``near_mm``. ``image`` is
+    the photo as the lock looks at it: grey, or Lab (:class:`LockImage`).
+    ``widths_mm`` adds pairs of edges this far apart (other prints' paths,
+    fence sticks) to the 6 mm slot. Last, where some crossings
     disagree, the outer lines are looked for again where the inner ones put them
     (:func:`_outer_from_inner`).
     """
     s = params.lock_px_per_mm
     ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # other prints: their own margins (the outer lines may lie further out than the outline says),
+    # and a border beside the outer path that a homography may bend to (the least median fit)
+    other = bool(widths_mm)
     h = h_mm_to_img
     used = 0
     for step in range(params.lock_passes):
         reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
         max_slope = params.max_slope if step < 2 else params.max_slope / 3
-        lines = fence_lines(gray, h, ds, reach, max_slope, params, g)
+        lines = fence_lines(image, h, ds, reach, max_slope, params, g,
+                            outward=params.first_outward_mm if step == 0 and other else params.outward_mm)
         if step == 0:
             # the first, far look corrects only the board's place, size and turn, each the median of
             # what the lines say: a line or two taken for an edge beside them do not move it
@@ -579,7 +587,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
                 break
             h = h @ correction
             continue
-        fitted = _fit_crossings(lines, reach, params, g)
+        fitted = _fit_crossings(lines, reach, params, g, median=other)
         if fitted is None:
             break
         correction, used, moved = fitted
@@ -587,19 +595,57 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         if moved < params.settled_mm:
             break
     if 0 < used < params.outer_check_below:
-        h, used = _outer_from_inner(gray, h, used, ds, params, g)
+        h, used = _outer_from_inner(image, h, used, ds, params, g, median=other)
     return h, used
 
 
-def fence_lines(gray: np.ndarray, h: np.ndarray, ds: list[int], reach: float, max_slope: float,
-                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA) -> dict:
-    """The fence lines found on the board rectified by ``h`` (board mm -> ``gray``'s pixels), each
-    looked for ``reach`` mm around where ``h`` puts it: ``(axis, i) -> (at, offset, slope, centre)``
-    in board mm, for the lines whose response stands out (:attr:`FindBoard.min_peak`)."""
-    s = params.lock_px_per_mm
-    rect = cv2.GaussianBlur(warp(gray, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
+class LockImage:
+    """The photo as the lock looks at it: its grey (our print's slots show there), and its Lab
+    channels, made when first asked for (:attr:`FindBoard.lock_colour`): lightness and the two
+    colour-opposed channels, where a path that differs from the meadow in hue more than in
+    lightness (brown earth on green) still shows its two edges. A grey photo has no colour."""
+
+    def __init__(self, image: np.ndarray):
+        self.image = image
+        self.gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        self._lab = None
+
+    @property
+    def lab(self) -> np.ndarray | None:
+        if self._lab is None and self.image.ndim == 3:
+            self._lab = cv2.cvtColor(self.image, cv2.COLOR_BGR2LAB)
+        return self._lab
+
+
+def edge_strength(rect: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, np.ndarray]:
+    """How strongly the rectified photo, as the lock looks at it (:class:`LockImage`), changes
+    across x and across y: ``|d/dx|`` and ``|d/dy|`` (float32), summed over its channels, the
+    colour-opposed ones weighted by :attr:`FindBoard.colour_weight`.
+
+    >>> ramp = np.tile(np.arange(8, dtype=np.uint8) * 10, (8, 1))
+    >>> gx, gy = edge_strength(ramp)
+    >>> float(gx[4, 4]), float(gy[4, 4])
+    (80.0, 0.0)
+    """
     gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0))
     gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1))
+    if rect.ndim == 3:
+        w = np.float32([1.0, params.colour_weight, params.colour_weight])
+        gx, gy = gx @ w, gy @ w
+    return gx, gy
+
+
+def fence_lines(image: np.ndarray, h: np.ndarray, ds: list[int], reach: float, max_slope: float,
+                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA, outward: float | None = None) -> dict:
+    """The fence lines found on the board rectified by ``h`` (board mm -> ``image``'s pixels;
+    ``image`` the photo as the lock looks at it, :class:`LockImage`), each looked for ``reach`` mm
+    around where ``h`` puts it: ``(axis, i) -> (at, offset, slope, centre)`` in board mm, for the
+    lines whose response stands out (:attr:`FindBoard.min_peak`). The outer lines are looked for ``outward`` mm outwards
+    (:attr:`FindBoard.outward_mm` unless given)."""
+    s = params.lock_px_per_mm
+    outward = params.outward_mm if outward is None else outward
+    rect = cv2.GaussianBlur(warp(image, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
+    gx, gy = edge_strength(rect, params)
     pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
     for d in ds:       # two parallel edges 2d apart: a slot, a printed path, a fence stick
         np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
@@ -610,7 +656,7 @@ def fence_lines(gray: np.ndarray, h: np.ndarray, ds: list[int], reach: float, ma
     for axis, count, pair, along in (("v", g.cols + 1, pair_x, along_v), ("h", g.rows + 1, pair_y.T, along_h)):
         for i in range(count):
             # the outer lines have the board's frame just outside them: hardly looked for outwards
-            span = ((-params.outward_mm if i == 0 else -reach), (params.outward_mm if i == count - 1 else reach))
+            span = ((-outward if i == 0 else -reach), (outward if i == count - 1 else reach))
             at = g.line_x(i) if axis == "v" else g.line_y(i)
             offset, slope, strength = find_line(pair, at, along, s, span, max_slope)
             if strength >= params.min_peak:
@@ -643,24 +689,51 @@ def crossings_moved(correction: np.ndarray) -> float:
     return float(np.abs(cv2.perspectiveTransform(crossings()[None], correction)[0] - crossings()).max())
 
 
-def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA):
-    """The homography correction the crossings agree on (RANSAC: a line taken for its neighbour's
-    edge disagrees with the others and is left out), the crossings that agree, and how far it
-    moves them; None when too few agree or it moves them further than was looked."""
-    nominal, found = _crossing_pairs(lines, g)
+def _fit_crossings(lines: dict, reach: float, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA,
+                   median: bool = False):
+    """The homography correction the crossings agree on, the crossings that agree, and how far it
+    moves them; None when too few agree or it moves them further than was looked. RANSAC keeps
+    the correction most crossings agree with (a line taken for its neighbour's edge is left
+    out); with ``median``, the least median fit (:func:`_median_fit`)."""
+    nominal, found = map(np.array, _crossing_pairs(lines, g))
     if len(nominal) < params.min_crossings:
         return None
-    correction, inliers = cv2.findHomography(np.array(nominal), np.array(found), cv2.RANSAC, params.agree_mm)
-    if correction is None or int(inliers.sum()) < params.min_crossings:
+    if median:
+        fitted = _median_fit(nominal, found, params)
+    else:
+        correction, inliers = cv2.findHomography(nominal, found, cv2.RANSAC, params.agree_mm)
+        fitted = None if correction is None else (correction, int(inliers.sum()))
+    if fitted is None or fitted[1] < params.min_crossings:
         return None
+    correction, agree = fitted
     moved = crossings_moved(correction)
     if not moved <= reach + 2:           # a correction reaching further than was looked: astray
         return None
-    return correction, int(inliers.sum()), moved
+    return correction, agree, moved
 
 
-def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
-                      g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int]:
+def _median_fit(nominal: np.ndarray, found: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int] | None:
+    """The correction with the least median distance from ``nominal`` to ``found`` crossings (least
+    median of squares), refitted on those within :attr:`FindBoard.agree_mm` of it, and their
+    count; None when fewer than :attr:`FindBoard.min_crossings` agree.
+
+    A line taken for its neighbour's edge, or an outer line taken for a print's border, is left
+    out. Counting the crossings within reach instead (RANSAC) let a homography bend to keep
+    such an outer line, most crossings still within reach: on the proxy's tuning seeds, boards
+    placed 5-13 mm off at their corners with 20 crossings agreeing.
+    """
+    correction, _ = cv2.findHomography(nominal, found, cv2.LMEDS)
+    if correction is None:
+        return None
+    agree = np.linalg.norm(cv2.perspectiveTransform(nominal[None], correction)[0] - found, axis=1) < params.agree_mm
+    if int(agree.sum()) < params.min_crossings:
+        return None
+    correction, _ = cv2.findHomography(nominal[agree], found[agree], 0)
+    return None if correction is None else (correction, int(agree.sum()))
+
+
+def _outer_from_inner(image: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
+                      g: AgricolaBoard = AGRICOLA, median: bool = False) -> tuple[np.ndarray, int]:
     """The lock checked from the inside out: the outer fence lines looked for again where the
     inner ones put them.
 
@@ -672,7 +745,7 @@ def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int],
     the outer lines are looked for near where that puts them, and the lock
     that more crossings agree with is kept.
     """
-    lines = fence_lines(gray, h, ds, params.near_mm, params.max_slope / 3, params, g)
+    lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g)
     nominal, found = _crossing_pairs(lines, g, inner=True)
     if len(nominal) < params.min_inner_crossings:
         return h, used
@@ -684,8 +757,8 @@ def _outer_from_inner(gray: np.ndarray, h: np.ndarray, used: int, ds: list[int],
         return h, used
     again = h @ inner
     for _ in range(2):
-        fitted = _fit_crossings(fence_lines(gray, again, ds, params.near_mm, params.max_slope / 3, params, g),
-                                params.near_mm, params, g)
+        fitted = _fit_crossings(fence_lines(image, again, ds, params.near_mm, params.max_slope / 3, params, g),
+                                params.near_mm, params, g, median)
         if fitted is None:
             return h, used
         again = again @ fitted[0]

@@ -40,12 +40,15 @@ class FindBoard:
     wider_searches: tuple = (20.0, 30.0)  # ... and, while no lock is sure, these further (kept only if sure)
     near_mm: float = 4.0             # ... and once the first pass has corrected the homography
     outward_mm: float = 2.0          # how far the outer fence lines are looked for outwards
+    first_outward_mm: float = 6.0    # ... at the first, far look for other prints (their own margins; the mask stops short)
     max_slope: float = 0.06          # fence lines turned further than this from where expected are not tried
     line_step_mm: float = 0.8        # a fence line is looked at this often along it
     min_crossings: int = 8           # fewer crossings agreeing: the pass is not trusted
     agree_mm: float = 1.5            # crossings this close to the fitted homography agree with it
     slot_mm: float = 6.0             # a fence slot: two parallel edges this far apart (the training art's) ...
     slot_widths_mm: tuple = (3.0, 4.5, 6.0, 8.0)  # ... and the printed paths of other prints, and fence sticks
+    lock_colour: bool = True         # where the grey is not sure, the lock looks at colour edges too (brown on green) ...
+    colour_weight: float = 2.0       # ... the colour-opposed channels' edges weighted this much against lightness's
     min_read_crossings: int = 12     # a board read agrees with at least this many of the 24 crossings
     outer_check_below: int = 22      # a lock with fewer crossings agreeing has its outer lines checked ...
     min_inner_crossings: int = 6     # ... from the inner lines' crossings (of 8), where this many are found

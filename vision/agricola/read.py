@@ -21,7 +21,10 @@ The stages, each with its parameters in one dataclass at the top:
    each of the 10 fence lines is looked for as a pair of parallel edges 6 mm
    apart, summed along every line near the expected one (:func:`find_line`,
    a Hough transform for one line), and the lines' 24 crossings correct the
-   homography, a few times over. A board is accepted when its spaces' edges
+   homography, a few times over. Where that is not sure, paths of every
+   print's width are looked for in colour too
+   (:class:`vision.agricola.locate.LockImage`), the crossings fitted by
+   their least median. A board is accepted when its spaces' edges
    stand out (:func:`structure_score`, :attr:`FindBoard.min_score`). The
    search is short at first (:attr:`FindBoard.lock_seconds`): a lock that is
    not sure is weighed against the board found from the grid of fence lines
