@@ -382,3 +382,13 @@ def test_the_users_tiles_north_up_are_their_exemplars_labelled_unturned():
     art = carc_calibration.art_tiles(calib)
     assert sorted(art) == ["D", "U"] and art["D"].shape == (3, 20, 20)
     assert art["D"].ravel()[0] == pixels[1, 0] and art["U"].ravel()[0] == pixels[2, 0]
+
+
+@pytest.mark.parametrize("grey", [0, 200])
+def test_a_plain_photo_is_refused_as_no_block(grey):
+    """A photo of one flat colour (k-means finds its border's colour once and leaves centres of
+    nothing) is refused in one line, as no block of 24 tiles, not an internal error."""
+    photo = np.full((600, 800, 3), grey, np.uint8)
+    with pytest.raises(UserError, match="no 6 x 4 block of 24 tiles found") as e:
+        calibration.calibrate(photo, out="/nonexistent/never-written.npz")
+    assert "\n" not in str(e.value)

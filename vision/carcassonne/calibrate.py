@@ -160,7 +160,9 @@ def table_mask(image: np.ndarray, params: Outline = OUTLINE) -> tuple[np.ndarray
     table = share >= params.table_share
     to_centres = np.linalg.norm(opp[..., None, :] - centres[None, None], axis=-1)
     d = to_centres[..., table].min(-1)
-    on_table = edge & table[to_centres.argmin(-1)]   # the border's pixels of the table's own colours
+    on_table = edge & (d <= np.nanmin(to_centres, -1))  # the border's pixels of the table's own colours
+    if not on_table.any():                          # (a plain photo: k-means leaves centres of nothing)
+        on_table = edge
     far = max(params.far, float(np.percentile(d[on_table], params.table_percentile)))
     busier = busy > np.percentile(busy[on_table], params.table_percentile)
     mask = (busier | (d > far) if params.colour else busier).astype(np.uint8)
