@@ -392,3 +392,14 @@ def test_a_plain_photo_is_refused_as_no_block(grey):
     with pytest.raises(UserError, match="no 6 x 4 block of 24 tiles found") as e:
         calibration.calibrate(photo, out="/nonexistent/never-written.npz")
     assert "\n" not in str(e.value)
+
+
+def test_the_table_around_a_block_may_be_one_flat_colour():
+    """The table around a calibration block (``presence.palette_of`` with a share, as ``table_around``
+    asks) may be one flat colour: k-means then leaves centres of nothing, and the table is that colour
+    at its own busyness, not an error."""
+    from vision.carcassonne import presence
+
+    flat = np.full((5000, 3), 0.3, np.float32)
+    table = presence.palette_of(flat, np.zeros(5000, np.float32), min_share=0.05)
+    assert len(table.palette) >= 1 and np.allclose(table.palette, 0.3, atol=1e-3) and table.busy == 0.0

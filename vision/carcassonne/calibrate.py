@@ -27,8 +27,8 @@ from vision.carcassonne.lattice import (LATTICE, LatticeFit, find_lattice, layou
                                         look_closer, refine_lattice, relattice)
 from vision.carcassonne.models import MODELS, CarcassonneModels
 from vision.carcassonne.pennants import PENNANTS, Pennants, find_emblems, pennant_crops
-from vision.carcassonne.presence import (PRESENCE, Presence, Table, _busy, _opponent, layout_probability, palette_of,
-                                         table_palette, unlike_table)
+from vision.carcassonne.presence import (PRESENCE, Presence, Table, _busy, _opponent, common_colours, layout_probability,
+                                         palette_of, table_palette, unlike_table)
 from vision.carcassonne.read import read_layout
 # ---------------------------------------------------------------------------
 # The calibration photo, found by its geometry
@@ -149,20 +149,11 @@ def table_mask(image: np.ndarray, params: Outline = OUTLINE) -> tuple[np.ndarray
     b = max(2, int(params.border * max(hh, ww)))
     edge = np.zeros((hh, ww), bool)
     edge[:b], edge[-b:], edge[:, :b], edge[:, -b:] = True, True, True, True
-    px = opp[edge].astype(np.float32)
-    px = px[np.random.default_rng(0).permutation(len(px))[:5000]]
-    cv2.setRNGSeed(0)
-    _, labels, centres = cv2.kmeans(px, params.palette, None,
-                                    (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3), 2,
-                                    cv2.KMEANS_PP_CENTERS)
     # the table is the border's common colours: a card or a die lying across the border is not
-    share = np.bincount(labels.ravel(), minlength=len(centres)) / len(labels)
-    table = share >= params.table_share
-    to_centres = np.linalg.norm(opp[..., None, :] - centres[None, None], axis=-1)
-    d = to_centres[..., table].min(-1)
-    on_table = edge & (d <= np.nanmin(to_centres, -1))  # the border's pixels of the table's own colours
-    if not on_table.any():                          # (a plain photo: k-means leaves centres of nothing)
-        on_table = edge
+    table, common = common_colours(opp[edge], params.palette, params.table_share, sample=5000)
+    d = np.linalg.norm(opp[..., None, :] - table[None, None], axis=-1).min(-1)
+    on_table = np.zeros_like(edge)                  # the border's pixels of the table's own colours
+    on_table[edge] = common
     far = max(params.far, float(np.percentile(d[on_table], params.table_percentile)))
     busier = busy > np.percentile(busy[on_table], params.table_percentile)
     mask = (busier | (d > far) if params.colour else busier).astype(np.uint8)
@@ -240,7 +231,8 @@ def outline_block(image: np.ndarray, params: Outline = OUTLINE) -> "CalibrationB
         area = stats[c, cv2.CC_STAT_AREA]
         if area < params.min_area * mask.size:
             break
-        patch = _close_gaps((lab == c).astype(np.uint8), params.close * math.sqrt(area / 24))
+        gap = params.close * math.sqrt(area / 24)  # gaps closed: this share of a tile's side (24 tiles' area)
+        patch = _close_gaps((lab == c).astype(np.uint8), gap)
         contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         quad = _quadrilateral(max(contours, key=cv2.contourArea))
         if quad is None:
@@ -251,7 +243,7 @@ def outline_block(image: np.ndarray, params: Outline = OUTLINE) -> "CalibrationB
         solid = float(patch.sum()) / max(cv2.contourArea(quad.astype(np.float32)), 1e-9)
         if not (params.aspect[0] <= ratio <= params.aspect[1]) or solid < params.min_solid:
             continue
-        best = (quad, long_ >= short, params.close * math.sqrt(area / 24))
+        best = (quad, long_ >= short, gap)
         break
     if best is None:
         return None
@@ -409,11 +401,10 @@ def locate_calibration_tiles(image: np.ndarray, params: Calibrate = CALIBRATE, m
         # with all 24 tiles seen better than one missing some (another finder may see them all)
         rank = (explained >= OUTLINE.good_explained, len(seen), explained)
         if best is None or rank > best[0]:
-            best = (rank, found, turn, places, explained, how_found)
+            best = (rank, found, seen, turn, places, explained, how_found)
     if best is None:
         raise UserError(source, f"no 6 x 4 block of 24 tiles found ({how})")
-    _, found, turn, places, explained, how_found = best
-    seen = [sq for sq in found.block if found.tileness[sq] >= params.missing_below]
+    _, found, seen, turn, places, explained, how_found = best
     missing = [places[sq] for sq in found.block
                if sq not in seen and not _a_tile_after_all(image, found.fit, seen, sq, (turn, places), explained, params)]
     if missing:

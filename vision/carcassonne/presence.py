@@ -80,23 +80,37 @@ def table_palette(image: np.ndarray, lmap: LayoutMap, params: Presence = PRESENC
 
 
 def palette_of(pixels: np.ndarray, busy: np.ndarray, params: Presence = PRESENCE, min_share: float = 0.0) -> Table:
-    """The :class:`Table` of the table's pixels (``(N, 3)`` opponent colours, ``(N,)`` busyness): k-means
-    centres of their colours, those of at least ``min_share`` of the pixels, and their busyness's
-    :attr:`Presence.busy_percentile`."""
-    import cv2
-
+    """The :class:`Table` of the table's pixels (``(N, 3)`` opponent colours, ``(N,)`` busyness): the
+    :func:`common_colours` of their colours, and the busyness of the pixels of those colours at its
+    :attr:`Presence.busy_percentile` (a card's print lying by is busy)."""
     if len(pixels) < params.palette:
         return Table(np.zeros((0, 3), np.float32), float("inf"))
-    order = np.random.default_rng(0).permutation(len(pixels))[:4000]
+    centres, common = common_colours(pixels, params.palette, min_share, sample=4000)
+    return Table(centres, float(np.percentile(busy[common], params.busy_percentile)))
+
+
+def common_colours(pixels: np.ndarray, k: int, min_share: float = 0.0, sample: int = 4000
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``(centres, common)``: the k-means centres of ``pixels`` (``(N, 3)``, of at most ``sample`` of them,
+    seeded) that at least ``min_share`` of those are nearest to (all of them where none is), and which
+    of ``pixels`` are of those colours (no nearer another centre; all of them where none is: a flat
+    picture, where k-means leaves centres of nothing)."""
+    import cv2
+
+    order = np.random.default_rng(0).permutation(len(pixels))[:sample]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3)
     cv2.setRNGSeed(0)
-    _, labels, centres = cv2.kmeans(pixels[order].astype(np.float32), params.palette, None, criteria, 2,
-                                    cv2.KMEANS_PP_CENTERS)
+    _, labels, centres = cv2.kmeans(pixels[order].astype(np.float32), k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
     keep = np.bincount(labels.ravel(), minlength=len(centres)) / len(labels) >= min_share
-    if not keep.all():              # the busyness of the table's own colours: a card's print is busy
-        nearest = np.linalg.norm(pixels[:, None, :] - centres[None], axis=-1).argmin(1)
-        busy = busy[keep[nearest]]
-    return Table(centres[keep], float(np.percentile(busy, params.busy_percentile)))
+    if not keep.any():              # no colour that common: every colour is the table's
+        keep[:] = True
+    common = np.ones(len(pixels), bool)
+    if not keep.all():
+        d = np.linalg.norm(pixels[:, None, :] - centres[None], axis=-1)
+        common = d[:, keep].min(1) <= np.nanmin(d, 1)
+        if not common.any():
+            common[:] = True
+    return centres[keep], common
 
 
 def unlike_table(crops: np.ndarray, table: Table, params: Presence = PRESENCE) -> np.ndarray:
