@@ -341,10 +341,11 @@ def outer_homography(quad: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(mm, np.float32(quad))
 
 
-def line_strengths(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
+def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
     """How clearly each fence line shows, and the line a pitch past each outer one: the 8
     vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
-    pitch around it) rectified by ``h`` (board mm -> ``image`` pixels).
+    pitch around it) rectified by ``h`` (board mm -> ``image`` pixels; ``image`` a photo or the
+    :class:`vision.agricola.locate.LockImage` made of it already).
 
     A line's strength is its path's two parallel edges (any of the prints' widths, in lightness
     and colour, as :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
@@ -356,7 +357,7 @@ def line_strengths(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARC
 
     g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
     shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
-    view = LockImage(image)
+    view = image if isinstance(image, LockImage) else LockImage(image)
     seen = view.lab if FIND.lock_colour and view.lab is not None else view.gray
     rect = cv2.GaussianBlur(warp(seen, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
     gx, gy = edge_strength(rect, FIND)
@@ -373,12 +374,13 @@ def line_strengths(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARC
             np.array([near(across_y, g.line_y(j)) for j in range(-1, g.rows + 2)]))
 
 
-def goes_on(image: np.ndarray, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
+def goes_on(image, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
     """Which side the grid goes on past (the lock holds only part of a board), or None.
 
     The line a pitch past each outer fence line is measured as the grid's own
     are (:func:`line_strengths`): past a whole board it lies on the table and
-    hardly shows; past part of a board it is a fence line like the others.
+    hardly shows; past part of a board it is a fence line like the others. ``image`` as
+    :func:`line_strengths` takes it.
     """
     v, hh = line_strengths(image, h, params)
     own = float(np.median(np.r_[v[1:-1], hh[1:-1]])) + 1e-3
@@ -430,7 +432,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
             tried.append((corners, f"weak: {lines} crossings, score {score:.2f}"))
             weak += 1
             continue
-        side = goes_on(work, locked, params)
+        side = goes_on(view, locked, params)       # its Lab made once for every lock tried
         if side is not None:
             tried.append((corners, f"part of a board: the grid goes on past its {side}"))
             partial += 1
