@@ -410,6 +410,35 @@ def test_a_board_of_several_players_gives_each_colour_a_row():
 # ---------------------------------------------------------------------------
 # Schema versions
 
+def test_a_store_being_made_meanwhile_is_ours(tmp_path, monkeypatch):
+    """``review`` or a second batch may open the store while a batch is making it: the batch's first
+    migration committed between the opener's reads of its tables and of its version once showed a
+    version-1 store with no tables ("a SQLite file of another program"). They are read in one
+    snapshot now."""
+    db = tmp_path / "r.sqlite"
+    sqlite3.connect(db, isolation_level=None).execute("PRAGMA journal_mode = WAL").fetchone()
+
+    class MadeMeanwhile(sqlite3.Connection):
+        raced = False
+
+        def execute(self, sql, *args):
+            cursor = super().execute(sql, *args)
+            if "sqlite_master" in sql and not MadeMeanwhile.raced:
+                MadeMeanwhile.raced = True          # the batch commits its first migration now
+                batch = sqlite3.connect(db, isolation_level=None)
+                batch.execute("BEGIN IMMEDIATE")
+                MIGRATIONS[0](batch)
+                batch.execute("PRAGMA user_version = 1")
+                batch.execute("COMMIT")
+                batch.close()
+            return cursor
+
+    monkeypatch.setattr(Store, "_connect", lambda self: sqlite3.connect(
+        self.path, timeout=30, isolation_level=None, check_same_thread=False, factory=MadeMeanwhile))
+    with Store(db, create=False) as store:
+        assert MadeMeanwhile.raced and store.version == SCHEMA_VERSION and store.counts()["read"] == 0
+
+
 def test_a_version_1_store_is_migrated(tmp_path):
     db = tmp_path / "old.sqlite"
     conn = sqlite3.connect(db, isolation_level=None)

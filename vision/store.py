@@ -360,16 +360,26 @@ class Store:
         raise AssertionError("unreachable")
 
     def _check_ours(self) -> None:
-        """Refuse a SQLite file that some other program made (its tables are not ours)."""
-        tables = {name for (name,) in self._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
-        if not tables and self.version == 0:
+        """Refuse a SQLite file that some other program made (its tables are not ours).
+
+        Its tables, schema version and columns are read in one snapshot: a batch that is making
+        the store meanwhile (its first migration committed between two reads) never shows a
+        store with a version but no tables."""
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            tables = {name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            columns = {row[1] for row in db.execute("PRAGMA table_info(photos)")}
+        finally:
+            db.execute("COMMIT")
+        if not tables and version == 0:
             return                                   # a new, empty file: migrations make it ours
         if "photos" not in tables:
             shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
             raise UserError(self.path, "not a results store: a SQLite file of another program"
                                        + (f" (tables {shown})" if tables else ""))
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(photos)")}
         missing = _V1_COLUMNS - columns
         if missing:
             raise UserError(self.path, "not a results store: its photos table is another program's "
