@@ -146,3 +146,21 @@ def test_the_second_sheets_search_reads_what_a_search_from_scratch_reads(tmp_pat
     assert same_maps(kept.search, scratch.search) == []
     assert np.array_equal(kept.corners, scratch.corners) and kept.state == scratch.state
     assert kept.to_dict()["state"] == readings[1].to_dict()["state"]
+
+
+def test_the_search_for_more_sheets_does_not_look_where_a_sheet_was_read(tmp_path):
+    """An outline whose sheet would lie where a sheet was read and covered is not checked: asked
+    to avoid the first sheet, the search finds the other one even in the photo left uncovered,
+    and in a photo of one sheet, nothing."""
+    image = read_photo_file(_two_sheets(tmp_path)).image
+    first = L.locate_sheet(image)
+    middle = lambda corners: np.asarray(corners).mean(axis=0)
+    other = L.locate_sheet(image, avoid=first.corners)
+    assert other is not None
+    half = image.shape[1] / 2
+    assert (middle(first.corners)[0] < half) != (middle(other.corners)[0] < half)    # one in each half
+    single = read_photo_file(SAMPLES / "avenue-photo-1.jpg").image
+    alone = L.locate_sheet(single)
+    assert alone is not None and L.locate_sheet(single, params=MORE_SEARCH, avoid=alone.corners) is None
+    grown = L.centred_in(np.array([np.eye(3)]), L.avenue_layout(), np.array([[0, 0], [104, 0], [104, 73], [0, 73]]))
+    assert not grown[0]         # the sheet's middle (105, 74 mm) just outside: looked at

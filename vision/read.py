@@ -338,7 +338,7 @@ def _more_boards(image: np.ndarray, corners: np.ndarray, search: Any, game: str,
            and board_share(corners, image) < BOARDS.crowded):
         image, box = covered_board(image, corners)
         clock = _Clock()
-        covered = {} if search is None else {"covered": Covered(search, box)}
+        covered = {} if search is None else {"covered": Covered(search, box, corners)}
         try:
             reading = READERS[game](image, source, clock, **options, **more_boards, **covered)
         except UserError as e:

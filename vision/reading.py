@@ -87,11 +87,13 @@ class Reading:
 @dataclass(frozen=True)
 class Covered:
     """A photo that a reader searched before, given to it again with the board it found covered:
-    what it made of the photo then (:attr:`Reading.search`) and the box (x0, y0, x1, y1, pixels)
-    outside which the photo is as it was. A reader may start from it rather than from scratch."""
+    what it made of the photo then (:attr:`Reading.search`), the box (x0, y0, x1, y1, pixels)
+    outside which the photo is as it was, and the covered board's corners. A reader may start
+    from it rather than from scratch, and need not look for a board where one was read."""
 
     search: Any
     box: tuple[int, int, int, int]
+    board: np.ndarray | None = None     # (4, 2) corners of the board covered, pixels
 
 
 class _Clock:

@@ -64,6 +64,10 @@ class Locate:
     corner_refine: bool = True      # fit lines to the outline sides for sub-pixel corners
     page_open: int = 1              # the page masks are opened by this many times the kernel (3: parts
                                     # a sheet from another one touching it; a second search, see vision.read)
+    check_ransac_iters: int = 500   # a find's grid is fitted with at most this many RANSAC draws: a
+                                    # sheet's grid needs a few dozen, junk taken for one runs to the cap
+    avoid_grow: float = 0.3         # a sheet read and covered, grown by this share of its size: no
+                                    # other sheet has its middle there (one beside it is half a sheet off)
 
 
 LOCATE = Locate()
@@ -112,12 +116,16 @@ class Located:
 
 
 def locate_sheet(image: np.ndarray, layout: Layout | None = None,
-                 params: Locate = LOCATE, maps: "PhotoMaps | None" = None) -> Located | None:
+                 params: Locate = LOCATE, maps: "PhotoMaps | None" = None,
+                 avoid: np.ndarray | None = None) -> Located | None:
     """Find the sheet in a BGR (or grey) photo; None if there is none.
 
     The corners are TL, TR, BR, BL of the sheet as printed, whatever the
     sheet's rotation in the photo. ``maps``: the photo's :class:`PhotoMaps`, where the caller
-    has them (:func:`covered_maps`); made here otherwise.
+    has them (:func:`covered_maps`); made here otherwise. ``avoid``: the corners of a sheet
+    found before and covered in ``image``; an outline that would put a sheet's middle inside it,
+    grown by ``avoid_grow``, is not looked at (the cover's own edge gives such outlines, and
+    checking one costs as much as checking a real sheet).
     """
     layout = layout or avenue_layout()
     if maps is None or maps.sizes != (params.work_long_side, params.fine_long_side):
@@ -131,6 +139,11 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
     turns = [(np.roll(quad, -r, axis=0), quad, rect) for quad, rect in candidates for r in range(4)]
     homographies = np.array([cv2.getPerspectiveTransform(_rect_corners(r), q) for q, _, r in turns]) \
         .reshape(-1, 3, 3)
+    if avoid is not None and len(turns):
+        quad = np.asarray(avoid, np.float64).reshape(4, 2) * scale
+        middle = quad.mean(axis=0)
+        keep = ~centred_in(homographies, layout, middle + (quad - middle) * (1 + params.avoid_grow))
+        turns, homographies = [t for t, k in zip(turns, keep) if k], homographies[keep]
     scores = line_scores(coarse, homographies, layout)
     if fine is not None:
         zoom = np.diag([fine_scale / scale, fine_scale / scale, 1.0])
@@ -156,6 +169,22 @@ def locate_sheet(image: np.ndarray, layout: Layout | None = None,
         return None
     s, corners, quad, rect = best
     return Located(corners.astype(np.float32), float(s), quad.astype(np.float32), rect)
+
+
+def centred_in(homographies: np.ndarray, layout: Layout, quad: np.ndarray) -> np.ndarray:
+    """For each homography (sheet mm -> pixels), whether it puts the sheet's middle inside
+    ``quad`` (4, 2 pixels), ``(N,)`` bool.
+
+    >>> layout = avenue_layout()
+    >>> hs = np.array([np.eye(3), np.diag([1.0, 1.0, 1.0]) + [[0, 0, 500], [0, 0, 0], [0, 0, 0]]])
+    >>> centred_in(hs, layout, np.array([[0, 0], [300, 0], [300, 200], [0, 200]])).tolist()
+    [True, False]
+    """
+    middle = np.array([layout.width_mm / 2, layout.height_mm / 2, 1.0])
+    seen = homographies @ middle
+    points = seen[:, :2] / seen[:, 2:]
+    contour = np.asarray(quad, np.float32).reshape(-1, 1, 2)
+    return np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in points], bool)
 
 
 # ---------------------------------------------------------------------------
@@ -327,7 +356,7 @@ def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm
     """Correct a find by the printed grid (see :mod:`vision.avenue.rectify`) and score it on the
     rectified sheet: ``(score, corners, grid crossings found, their median residual in mm)``,
     or None where no grid is found."""
-    params = Rectify(px_per_mm=px_per_mm)
+    params = Rectify(px_per_mm=px_per_mm, ransac_iters=LOCATE.check_ransac_iters)
     h = corners_homography(corners, layout.width_mm, layout.height_mm)
     for _ in range(2):
         rect = warp(gray, h, layout.width_mm, layout.height_mm, px_per_mm)

@@ -83,12 +83,13 @@ def _candidates(pred, i: int, k: int = 6) -> list[tuple[Any, float]]:
 
 
 def locate_avenue(image: np.ndarray, source: str, searches: tuple = (LOCATE, SECOND_SEARCH),
-                  maps: PhotoMaps | None = None):
+                  maps: PhotoMaps | None = None, avoid: np.ndarray | None = None):
     """The Avenue sheet in ``image`` (:func:`vision.avenue.locate.locate_sheet`), by each locate setting
     of ``searches`` in turn; where none finds it, refused in one line naming ``source``. ``maps``:
-    the photo's maps, where they are made already (each search that takes them uses them)."""
+    the photo's maps, where they are made already (each search that takes them uses them);
+    ``avoid``: the corners of a sheet read and covered already."""
     for search in searches:
-        located = locate_sheet(image, avenue_layout(AVENUE), search, maps)
+        located = locate_sheet(image, avenue_layout(AVENUE), search, maps, avoid)
         if located is not None:
             return located
     raise UserError.naming(source, f"no Avenue sheet found in {source}")
@@ -180,11 +181,11 @@ def read_avenue(image: np.ndarray, source: str, clock: _Clock, template=None,
     ``on_located(corners, maps)`` is called as soon as the sheet is found, before it is read."""
     template = template if isinstance(template, avenue.Template) else avenue.load_template(template)
     maps = search_maps(image, searches[0], covered)
-    located = locate_avenue(image, source, searches, maps)
+    located = locate_avenue(image, source, searches, maps, covered.board if covered is not None else None)
     clock.lap("locate")
     if on_located is not None:
         on_located(located.corners, maps)
-    rect = rectify_sheet(image, located.corners, AVENUE)
+    rect = rectify_sheet(image, located.corners, AVENUE, gray=maps.full)
     clock.lap("rectify")
     assembled, readings = read_sheet(rect.image, rect.px_per_mm, template, models, clock)
     card = avenue.score(assembled.state)

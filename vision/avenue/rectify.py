@@ -43,6 +43,8 @@ class Rectify:
     arm_mm: float = 6.0             # length of the line arms looked at around an intersection
     min_peak: float = 2.0           # a line's response must be this many times the window's median
     ransac_mm: float = 0.8          # inlier threshold of the grid fit
+    ransac_iters: int = 2000        # RANSAC gives up after this many draws (OpenCV's default; a
+                                    # printed grid, most crossings agreeing, is fitted in far fewer)
     min_inliers: int = 12           # fewer intersections found: keep the homography as it is
 
 
@@ -61,22 +63,25 @@ class Rectified:
 
 
 def rectify_sheet(image: np.ndarray, corners: np.ndarray, geometry: AvenueSheet = AVENUE,
-                  params: Rectify = RECTIFY) -> Rectified:
-    """Rectify the sheet whose corners (TL TR BR BL) were found in ``image``."""
+                  params: Rectify = RECTIFY, gray: np.ndarray | None = None) -> Rectified:
+    """Rectify the sheet whose corners (TL TR BR BL) were found in ``image``. The grid is looked
+    for in the photo's grey (``gray``, where the caller has it), so only the sheet finally
+    rectified is warped in colour."""
     g = geometry
     h = corners_homography(corners, g.width_mm, g.height_mm)
-    rect = warp(image, h, g.width_mm, g.height_mm, params.px_per_mm)
     inliers, residual = 0, float("nan")
     if params.refine:
+        if gray is None:
+            gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         for _ in range(params.refine_passes):
-            found = refine_by_grid(rect, g, params)
+            found = refine_by_grid(warp(gray, h, g.width_mm, g.height_mm, params.px_per_mm), g, params)
             if found is None:
                 break
             correction, inliers, residual = found
             h = h @ correction
-            rect = warp(image, h, g.width_mm, g.height_mm, params.px_per_mm)
             if residual < 0.25 and np.abs(correction - np.eye(3)).max() < 1e-3:
                 break
+    rect = warp(image, h, g.width_mm, g.height_mm, params.px_per_mm)
     return Rectified(rect, h, params.px_per_mm, inliers, residual)
 
 
@@ -185,7 +190,8 @@ def _fit_grid(nominal: np.ndarray, found: np.ndarray, params: Rectify):
     ``(correction, inliers, residual_mm)``, None when too few agree."""
     if len(nominal) < params.min_inliers:
         return None
-    correction, mask = cv2.findHomography(nominal, found, cv2.RANSAC, params.ransac_mm)
+    correction, mask = cv2.findHomography(nominal, found, cv2.RANSAC, params.ransac_mm,
+                                          maxIters=params.ransac_iters)
     if correction is None or mask is None or int(mask.sum()) < params.min_inliers:
         return None
     inl = mask.ravel().astype(bool)
