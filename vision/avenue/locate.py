@@ -45,7 +45,8 @@ from vision.avenue.rectify import Rectify, line_response, refine_by_grid
 class Locate:
     """Parameters of sheet location."""
 
-    work_long_side: int = 1024      # the photo is searched at this size
+    work_long_side: int = 1024      # the photo is searched at this size ...
+    work_slack: float = 0.05        # ... or within this share of it, shrunk by a whole factor
     fine_long_side: int = 2048      # ... and its printed lines looked for at up to this size
     min_area: float = 0.02          # a candidate covers at least this fraction of the photo
     max_candidates: int = 12        # largest candidates kept for verification
@@ -212,9 +213,29 @@ def shrink(image: np.ndarray, scale: float) -> np.ndarray:
     return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
 
 
+def work_scale(long_side: int, params: Locate = LOCATE) -> float:
+    """The scale a photo is searched at, bringing its long side to ``work_long_side``: a whole
+    fraction 1/k where that comes within ``work_slack`` of it (OpenCV's area resampling then
+    averages k x k blocks, twenty times quicker than a fractional shrink: a 12 MP photo of 4:3,
+    decoded at 2000 x 1500, is searched at 1000 x 750), else the exact fraction; 1 for a photo
+    no longer than that.
+
+    >>> work_scale(2000), work_scale(4032), work_scale(2122), work_scale(900)
+    (0.5, 0.25, 0.5, 1.0)
+    >>> round(work_scale(1732), 4), round(work_scale(2310), 4)      # 866 and 1155: too far, as before
+    (0.5912, 0.4433)
+    """
+    if long_side <= params.work_long_side:
+        return 1.0
+    k = max(1, round(long_side / params.work_long_side))
+    if abs(long_side / k - params.work_long_side) <= params.work_slack * params.work_long_side:
+        return 1.0 / k
+    return params.work_long_side / long_side
+
+
 def photo_maps(image: np.ndarray, params: Locate = LOCATE) -> PhotoMaps:
     """The maps of a BGR (or grey) photo that :func:`locate_sheet` searches."""
-    scale = min(1.0, params.work_long_side / max(image.shape[:2]))
+    scale = work_scale(max(image.shape[:2]), params)
     work = shrink(image, scale) if scale < 1 else image
     full = to_gray(image)
     # printed lines are thin: look for them at the photo's own resolution too
