@@ -329,11 +329,12 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
-            locked, lines = lock_any_print(view, h, params)
+            # past the deadline, an outline is locked in grey only (our print's slots)
+            locked, lines = lock_any_print(view, h, params, deadline)
             if not lines and not np.allclose(locked, h):
                 # the far look moved the board part of the way (an outline off by more than the
                 # near looks reach): locked again from there
-                locked, lines = lock_any_print(view, locked, params)
+                locked, lines = lock_any_print(view, locked, params, deadline)
             if not lines:
                 locked = h
             score = rectified_score(work, locked, params)
@@ -427,7 +428,7 @@ def _try_neighbours(view, work: np.ndarray, best: "Lock", params: FindBoard = FI
         for move in neighbour_moves():
             if time.process_time() > deadline:
                 break
-            locked, found = lock_any_print(view, h @ move, params)
+            locked, found = lock_any_print(view, h @ move, params, deadline)
             if not found or not _plausible(locked, outline, params):
                 continue
             s = rectified_score(work, locked, params)
@@ -540,14 +541,19 @@ def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
                      [0, 0, 1]])
 
 
-def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int]:
+def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
+                   deadline: float = math.inf) -> tuple[np.ndarray, int]:
     """:func:`lock_to_grid` on our print's 6 mm slots in the grey; where that is not sure
     (:attr:`FindBoard.sure_crossings`), again on slots, paths and sticks of every width in
     :attr:`FindBoard.slot_widths_mm`, in colour (:class:`LockImage`), the lock agreeing on more
-    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR)."""
+    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR). Past the search's
+    ``deadline`` (process time), the grey lock is all: the search is over, and the second look
+    would only make a board not found cost more."""
     view = image if isinstance(image, LockImage) else LockImage(image)
     locked, lines = lock_to_grid(view.gray, h_mm_to_img, params)
     if not params.slot_widths_mm or lines >= (params.sure_crossings if params.lock_colour else params.min_crossings):
+        return locked, lines
+    if time.process_time() > deadline:
         return locked, lines
     colour = view.lab if params.lock_colour and view.lab is not None else view.gray
     wide, wide_lines = lock_to_grid(colour, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
