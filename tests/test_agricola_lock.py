@@ -81,3 +81,15 @@ def test_a_fit_too_few_crossings_agree_with_is_none():
     lines = {("v", c): (G.line_x(c), 0.0, 0.0, 90.0) for c in range(2)}
     lines.update({("h", r): (G.line_y(r), 0.0, 0.0, 140.0) for r in range(2)})
     assert locate._fit_crossings(lines, FIND.near_mm, median=True) is None          # 4 crossings: fewer than 8
+
+
+def test_past_the_search_deadline_the_lock_looks_in_grey_only():
+    """The colour pass is skipped once the search's time is up: a board not found costs less."""
+    photo, truth = _board_photo()
+    start = truth @ np.array([[1.02, 0, 3.0], [0, 1.02, -2.0], [0, 0, 1]])
+    grey_only = replace(FIND, lock_colour=False)
+    late = locate.lock_any_print(photo, start, FIND, deadline=0.0)
+    grey = locate.lock_any_print(photo, start, grey_only)
+    in_time = locate.lock_any_print(photo, start, FIND, deadline=float("inf"))
+    assert late[1] == grey[1] < FIND.sure_crossings and np.allclose(late[0], grey[0])
+    assert in_time[1] >= FIND.sure_crossings

@@ -180,6 +180,7 @@ class Found:
     h_mm_to_img: np.ndarray  # (3, 3): board millimetres -> photo pixels
     score: float            # space-edge contrast on the rectified board
     lines: int              # fence-line crossings that agreed with the lock
+    camera: bool = True     # whether a camera of square pixels sees the board so (False: read, less surely)
 
 
 def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindBoard = FIND,
@@ -328,11 +329,12 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
         for r in (first, 1 - first):
             h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
-            locked, lines = lock_any_print(view, h, params)
+            # past the deadline, an outline is locked in grey only (our print's slots)
+            locked, lines = lock_any_print(view, h, params, deadline)
             if not lines and not np.allclose(locked, h):
                 # the far look moved the board part of the way (an outline off by more than the
                 # near looks reach): locked again from there
-                locked, lines = lock_any_print(view, locked, params)
+                locked, lines = lock_any_print(view, locked, params, deadline)
             if not lines:
                 locked = h
             score = rectified_score(work, locked, params)
@@ -356,9 +358,12 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         report["best"] = (best.crossings, round(best.score, 2))
     if best.score < params.min_score or best.crossings < params.min_read_crossings:
         return None          # a board not locked onto its fence lines is never read
-    h = np.linalg.inv(to_work) @ best.h
+    locked, used, camera = as_a_camera_sees(view, best.h, best.crossings, params)
+    if not camera:
+        report["camera"] = "the lock is one no camera makes (a grid stretched one way or bent), read all the same"
+    h = np.linalg.inv(to_work) @ locked
     corners = cv2.perspectiveTransform(mm[None], h)[0].astype(np.float32)
-    return Found(corners, h, best.score, best.crossings)
+    return Found(corners, h, best.score, used, camera)
 
 
 def neighbour_moves(g: AgricolaBoard = AGRICOLA) -> list[np.ndarray]:
@@ -423,7 +428,7 @@ def _try_neighbours(view, work: np.ndarray, best: "Lock", params: FindBoard = FI
         for move in neighbour_moves():
             if time.process_time() > deadline:
                 break
-            locked, found = lock_any_print(view, h @ move, params)
+            locked, found = lock_any_print(view, h @ move, params, deadline)
             if not found or not _plausible(locked, outline, params):
                 continue
             s = rectified_score(work, locked, params)
@@ -536,18 +541,206 @@ def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
                      [0, 0, 1]])
 
 
-def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, int]:
+def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
+                   deadline: float = math.inf) -> tuple[np.ndarray, int]:
     """:func:`lock_to_grid` on our print's 6 mm slots in the grey; where that is not sure
     (:attr:`FindBoard.sure_crossings`), again on slots, paths and sticks of every width in
     :attr:`FindBoard.slot_widths_mm`, in colour (:class:`LockImage`), the lock agreeing on more
-    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR)."""
+    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR). Past the search's
+    ``deadline`` (process time), the grey lock is all: the search is over, and the second look
+    would only make a board not found cost more."""
     view = image if isinstance(image, LockImage) else LockImage(image)
     locked, lines = lock_to_grid(view.gray, h_mm_to_img, params)
     if not params.slot_widths_mm or lines >= (params.sure_crossings if params.lock_colour else params.min_crossings):
         return locked, lines
+    if time.process_time() > deadline:
+        return locked, lines
     colour = view.lab if params.lock_colour and view.lab is not None else view.gray
     wide, wide_lines = lock_to_grid(colour, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
     return (wide, wide_lines) if wide_lines > lines else (locked, lines)
+
+
+def as_a_camera_sees(view: "LockImage", h_mm_to_img: np.ndarray, used: int, params: FindBoard = FIND,
+                     g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int, bool]:
+    """A lock (``used`` crossings agreeing) checked against what a camera can see
+    (:func:`seen_by_a_camera`): returns the lock, its crossings, and whether a camera sees it so.
+
+    A lock that no camera of square pixels makes (the lines found at a wrong edge of wide paths,
+    so that the grid is stretched one way, or a corner bent to a border) is refitted as a
+    camera's (:func:`camera_lock`, on every print's paths, in colour where the photo has it), and
+    that lock is taken if it agrees on at most :attr:`FindBoard.camera_slack` fewer crossings and
+    moves none further than the lock's first look reaches (:attr:`FindBoard.search_mm`): a
+    refinement, not another board (a space over, a row more or fewer move some crossings by
+    25 mm and more). Where it does not, the lock is kept as it is, said to be
+    seen by no camera: a board is never refused for its camera alone."""
+    size = view.gray.shape[1], view.gray.shape[0]
+    if not params.camera_check or used < params.min_crossings or seen_by_a_camera(h_mm_to_img, size, params, g):
+        return h_mm_to_img, used, True
+    image = view.lab if params.lock_colour and view.lab is not None else view.gray
+    refit = camera_lock(image, h_mm_to_img, params, g, params.slot_widths_mm)
+    if (refit is not None and refit[1] >= max(params.min_crossings, used - params.camera_slack)
+            and crossings_moved(np.linalg.inv(h_mm_to_img) @ refit[0]) <= params.search_mm):
+        return refit[0], refit[1], True
+    return h_mm_to_img, used, False
+
+
+def _principal_points(h_mm_to_img: np.ndarray, size: tuple, g: AgricolaBoard = AGRICOLA) -> list[np.ndarray]:
+    """Where a photo's principal point may be: the photo's centre (a phone photo as taken), or
+    where ``h_mm_to_img`` sees the board's centre (a photo cropped around the board, or a camera
+    aimed at it: both renderers draw their photos so)."""
+    centre = cv2.perspectiveTransform(np.float64([[[g.width_mm / 2, g.height_mm / 2]]]), h_mm_to_img)[0, 0]
+    return [np.array([size[0] / 2 - 0.5, size[1] / 2 - 0.5]), centre]
+
+
+def _focal_lengths(size: tuple, params: FindBoard = FIND) -> np.ndarray:
+    """The focal lengths (pixels) a camera is tried at: :attr:`FindBoard.camera_focal_35mm` over the
+    photo's diagonal (a 35 mm frame's is 43.27 mm)."""
+    lo, hi = params.camera_focal_35mm
+    return np.geomspace(lo, hi, params.camera_focal_steps) / 43.27 * math.hypot(*size)
+
+
+def camera_error(h_mm_to_img: np.ndarray, size: tuple, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA) -> float:
+    """How far a board homography (mm -> pixels of a photo ``size`` = (width, height)) is from
+    any that a camera of square pixels could make: 0 for a camera's, 0.02-0.06 for a grid
+    stretched 5-6% one way (the less, the more the board is tilted about that axis).
+
+    Such a homography is ``K [r1 r2 t]``, K holding the focal length f and the principal point p:
+    taking p away and dividing the first two rows by f leaves the board's two axes (columns 1 and
+    2) turned by a rotation, so at right angles and of one length (a millimetre is a millimetre
+    either way on the print). For each principal point (:func:`_principal_points`) and focal length
+    (:func:`_focal_lengths`), the error is the larger of the two axes' skew (the cosine of their
+    angle) and the log of their lengths' ratio (the board's aspect seen over the printed one); the
+    least is returned. A board seen square on says little of f: its aspect is then measured in
+    the photo directly.
+    """
+    f = _focal_lengths(size, params)
+    best = math.inf
+    for p in _principal_points(h_mm_to_img, size, g):
+        a = h_mm_to_img[:, 0] - h_mm_to_img[2, 0] * np.r_[p, 0.0]
+        b = h_mm_to_img[:, 1] - h_mm_to_img[2, 1] * np.r_[p, 0.0]
+        u = np.stack([a[0] / f, a[1] / f, np.full_like(f, a[2])])
+        v = np.stack([b[0] / f, b[1] / f, np.full_like(f, b[2])])
+        nu, nv = np.linalg.norm(u, axis=0), np.linalg.norm(v, axis=0)
+        skew = np.abs((u * v).sum(axis=0)) / (nu * nv)
+        stretch = np.abs(np.log(nu / nv))
+        best = min(best, float(np.maximum(skew, stretch).min()))
+    return best
+
+
+def _camera_homography(obj: np.ndarray, pts: np.ndarray, K: np.ndarray) -> np.ndarray | None:
+    """The homography ``K [r1 r2 t]`` of the camera ``K`` placed to see board points ``obj`` (N x 3,
+    mm, z = 0) at ``pts`` (pixels): solved for the plane (IPPE), then by least squares in pixels."""
+    ok, rvec, tvec = cv2.solvePnP(obj, pts, K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        return None
+    ok, rvec, tvec = cv2.solvePnP(obj, pts, K, None, rvec, tvec, True, flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        return None
+    r = cv2.Rodrigues(rvec)[0]
+    return K @ np.c_[r[:, 0], r[:, 1], tvec.ravel()]
+
+
+def _each_camera(size: tuple, h_mm_to_img: np.ndarray, fit: Callable, params: FindBoard = FIND):
+    """``fit(K)`` (a key to maximise and a result, or None) over the cameras a photo may have been
+    taken with: each principal point (:func:`_principal_points`), every eighth focal length
+    (:func:`_focal_lengths`), then finer around the best; the best result."""
+    best = None
+    for p in _principal_points(h_mm_to_img, size):
+        coarse = _focal_lengths(size, params)[::8]
+        step = coarse[1] / coarse[0] if len(coarse) > 1 else 1.0
+        K = lambda f: np.array([[f, 0, p[0]], [0, f, p[1]], [0, 0, 1.0]])
+        tried = [(fit(K(f)), f) for f in coarse]
+        tried = [(t, f) for t, f in tried if t is not None]
+        if not tried:
+            continue
+        f0 = max(tried, key=lambda t: t[0][0])[1]
+        tried += [(t, f) for f in f0 * np.geomspace(1 / step, step, 9) if (t := fit(K(f))) is not None]
+        for t, _ in tried:
+            if best is None or t[0] > best[0]:
+                best = t
+    return best
+
+
+def camera_distance(h_mm_to_img: np.ndarray, size: tuple, params: FindBoard = FIND) -> float:
+    """How far (mm on the board) the 24 crossings where ``h_mm_to_img`` puts them lie from where
+    the nearest camera (:func:`_each_camera`) sees them, the furthest: under a millimetre for a
+    camera's board, as far as a corner is bent or the grid stretched for one no camera sees."""
+    nominal = crossings().astype(np.float64)
+    obj = np.c_[nominal, np.zeros(len(nominal))]
+    pts = cv2.perspectiveTransform(nominal[None], h_mm_to_img)[0]
+
+    def fit(K):
+        h = _camera_homography(obj, pts, K)
+        if h is None:
+            return None
+        far = float(np.linalg.norm(cv2.perspectiveTransform(pts[None], np.linalg.inv(h))[0] - nominal, axis=1).max())
+        return -far, far
+
+    best = _each_camera(size, h_mm_to_img, fit, params)
+    return math.inf if best is None else best[1]
+
+
+def seen_by_a_camera(h_mm_to_img: np.ndarray, size: tuple, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA) -> bool:
+    """Whether a board homography is one a camera of square pixels makes: the board's axes at right
+    angles and of one length under some focal length (:func:`camera_error` within
+    :attr:`FindBoard.camera_tolerance`), or else every crossing within :attr:`FindBoard.camera_mm`
+    of where the nearest camera sees it (:func:`camera_distance`): on a small or far board, the
+    axes' angle and lengths are measured less surely."""
+    return (camera_error(h_mm_to_img, size, params, g) <= params.camera_tolerance
+            or camera_distance(h_mm_to_img, size, params) <= params.camera_mm)
+
+
+def camera_fit(nominal: np.ndarray, pts: np.ndarray, size: tuple, h_mm_to_img: np.ndarray,
+               params: FindBoard = FIND) -> tuple[np.ndarray, int] | None:
+    """The homography of the camera (:func:`_each_camera`) that most crossings agree with, the
+    closest: ``nominal`` board mm, ``pts`` where they are seen (pixels); fitted on all, then
+    again on those within :attr:`FindBoard.agree_mm` (twice). Returns it and how many agree; None
+    when fewer than :attr:`FindBoard.min_crossings` do."""
+    obj = np.c_[nominal, np.zeros(len(nominal))].astype(np.float64)
+    pts = np.ascontiguousarray(pts, np.float64)
+
+    def fit(K):
+        keep, out = np.ones(len(obj), bool), None
+        for _ in range(3):
+            if keep.sum() < 4:
+                break
+            h = _camera_homography(obj[keep], pts[keep], K)
+            if h is None:
+                break
+            err = np.linalg.norm(cv2.perspectiveTransform(pts[None], np.linalg.inv(h))[0] - nominal, axis=1)
+            keep = err < params.agree_mm
+            key = (int(keep.sum()), -float(np.mean(err[keep] ** 2)) if keep.any() else -math.inf)
+            if out is None or key > out[0]:
+                out = (key, h)
+        return out
+
+    best = _each_camera(size, h_mm_to_img, fit, params)
+    if best is None or best[0][0] < params.min_crossings:
+        return None
+    return best[1], best[0][0]
+
+
+def camera_lock(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA,
+                widths_mm: tuple = (), rounds: int = 3) -> tuple[np.ndarray, int] | None:
+    """The lock refitted as a camera's: the fence lines looked for near where ``h_mm_to_img`` puts
+    them, their crossings fitted by the camera most of them agree with (:func:`camera_fit`), and
+    again from there (``rounds`` times). A line taken at a wrong edge, that bent or stretched the
+    lock, then disagrees and is left out; near the camera's board, the true edge is often the
+    nearer. Returns the homography and the crossings agreeing, or None."""
+    s = params.lock_px_per_mm
+    ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
+    size = image.shape[1], image.shape[0]
+    h, agree = h_mm_to_img, None
+    for _ in range(rounds):
+        lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g)
+        nominal, found = map(np.array, _crossing_pairs(lines, g))
+        if len(nominal) < params.min_crossings:
+            break
+        fitted = camera_fit(nominal, cv2.perspectiveTransform(found[None].astype(np.float64), h)[0], size, h, params)
+        if fitted is None:
+            break
+        h, agree = fitted
+    return None if agree is None else (h, agree)
 
 
 def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
