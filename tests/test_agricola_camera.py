@@ -117,3 +117,23 @@ def test_a_lock_no_camera_makes_is_kept_when_nothing_better_is_found():
     assert kept is stretched and used == 20 and not camera
     unchecked = locate.as_a_camera_sees(blank, stretched, 20, FIND.__class__(camera_check=False))
     assert unchecked[2]
+
+
+def test_a_farm_read_from_a_lock_no_camera_makes_is_flagged_whole(monkeypatch):
+    """Read all the same, but every element in doubt and flagged, with a warning saying why; the
+    same photo locked as a camera sees it carries no such warning."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    import vision.agricola.read as reader
+    from vision import read
+
+    photo = Path(__file__).resolve().parents[1] / "samples" / "agricola-photo-1.jpg"
+    plain = read.read_photo(photo, "agricola", use_saved=False)
+    real = reader.locate_farmyard
+    monkeypatch.setattr(reader, "locate_farmyard", lambda *a, **k: replace(real(*a, **k), camera=False))
+    doubted = read.read_photo(photo, "agricola", use_saved=False)
+    assert "board-off-camera" not in [f.code for f in plain.findings]
+    assert "board-off-camera" in [f.code for f in doubted.findings]
+    assert doubted.state == plain.state and set(doubted.flags) == set(doubted.confidences)
+    assert all(doubted.confidences[n] < plain.confidences[n] for n in plain.confidences)

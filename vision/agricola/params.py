@@ -129,6 +129,8 @@ class AssembleFarm:
     max_tries: int = 8               # the most doubtful elements tried, and at most ...
     max_near_tries: int = 4          # ... this many more of those a warning names (or their edges)
     max_changes: int = 3             # elements changed together, at most
+    off_camera_doubt: float = 0.5    # a board locked where no camera sees it so (Found.camera False): every
+    #                                  element's confidence is multiplied by this and flagged
     # every farm at the end of a game is legal (the rules): the fences are decoded as the likeliest
     # set that encloses pastures (:func:`vision.agricola.assemble.legal_fences`), and while the farm
     # still breaks a rule, the space reading that brings it nearest to legal is taken (:func:`settle`)

@@ -217,11 +217,33 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
         side = side_values(source)
     values = off_board_values(check_off_board(side, f"{source} side file") if side else None, off_board)
     assembled = assemble_farm(space_probs, fence_p, values)
+    if not found.camera:
+        assembled = doubt_the_lock(assembled)
     clock.lap("assemble")
     card = agricola.score(assembled.state)
     clock.lap("score")
     return Reading("agricola", source, assembled.state, assembled.confidences, assembled.flags,
                    assembled.findings, card, corners, rect, alternatives=assembled.alternatives)
+
+
+def doubt_the_lock(assembled, doubt: float = ASSEMBLE.off_camera_doubt):
+    """A farm read from a board locked where no camera of square pixels sees it so (a grid
+    stretched one way or bent: :func:`vision.agricola.locate.as_a_camera_sees`): every space and
+    fence may be cut off its place, so each element's confidence is multiplied by ``doubt``,
+    every element is flagged, most doubtful first, and a warning says why.
+
+    >>> from vision.agricola.assemble import Assembled
+    >>> a = doubt_the_lock(Assembled(None, {"space:0,0": 0.9, "fence:h0,0": 0.99}, [], [], {}))
+    >>> a.confidences, a.flags, a.findings[0].code
+    ({'space:0,0': 0.45, 'fence:h0,0': 0.495}, ['space:0,0', 'fence:h0,0'], 'board-off-camera')
+    """
+    from scoring.common import Finding
+
+    confidences = {name: c * doubt for name, c in assembled.confidences.items()}
+    finding = Finding("board-off-camera", "the board was locked where no camera sees it so (its grid stretched "
+                      "one way or bent): the spaces and fences may be read off their places")
+    return replace(assembled, confidences=confidences, flags=sorted(confidences, key=confidences.get),
+                   findings=list(assembled.findings) + [finding])
 
 
 _GOOD, _FLAGGED, _GRID = (40, 200, 40), (40, 40, 235), (230, 150, 30)
