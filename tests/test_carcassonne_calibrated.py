@@ -364,23 +364,29 @@ def _tile_with_a_doubtful_meeple(label: str, peak: float) -> tuple:
     return (p, m, None)
 
 
-@pytest.mark.parametrize("peak, area, kept", [(0.7, 0.004, 0), (0.7, 0.03, 1), (0.97, 0.004, 1)])
-def test_without_a_calibration_a_doubtful_meeple_must_be_a_solid_piece(peak, area, kept):
+@pytest.mark.parametrize("peak, area, art, kept", [(0.7, 0.004, 0.05, 0), (0.7, 0.03, 0.05, 1), (0.97, 0.004, 0.05, 1),
+                                                   (0.97, 0.004, 0.004, 0), (0.97, 0.03, 0.004, 1)])
+def test_without_a_calibration_a_meeple_must_be_a_solid_piece_where_in_doubt_or_on_painted_art(peak, area, art, kept):
     """Without a calibration (the thresholds), a meeple the map is not sure of (peak under
     :attr:`MeepleFinding.solid_sure`) is dropped where no flat patch of one colour as large as
-    :attr:`MeepleFinding.solid_below` stands; one the map is sure of is not even measured."""
+    :attr:`MeepleFinding.solid_below` stands; one the map is sure of is kept, unless the tiles are
+    painted (no flat patch where no meeple is): then every meeple must be a solid piece."""
     from vision.carcassonne import assemble, meeples
 
     asked = []
 
     def solid(at):
-        asked.append(len(at))
-        return np.full(len(at), area)
+        at = np.asarray(at, float).reshape(-1, 2)
+        asked.append(at.round(2).tolist())
+        on_meeple = np.hypot(*(at - 0.5).T) < 0.05
+        return np.where(on_meeple, area, art)
 
     a = assemble.assemble_layout({(0, 0): _tile_with_a_doubtful_meeple("B:0", peak)}, decode.tile_labels(),
                                  meeple_params=meeples.MEEPLES, poses=_poses(0.001), solid=solid)
     assert len(a.layout.meeples) == kept
-    assert asked == ([1] if peak < meeples.MEEPLES.solid_sure else [])
+    assert asked[0] == [[0.3, 0.3], [0.7, 0.7]]         # the tile's art, asked first
+    painted = art < meeples.MEEPLES.solid_below
+    assert asked[1:] == ([[[0.5, 0.5]]] if painted or peak < meeples.MEEPLES.solid_sure else [])
     b = assemble.assemble_layout({(0, 0): _tile_with_a_doubtful_meeple("B:0", peak)}, decode.tile_labels(),
                                  meeple_params=meeples.MEEPLES, poses=_poses(0.001))
     assert len(b.layout.meeples) == 1                   # not asked: as before

@@ -175,20 +175,39 @@ def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFind
             if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
                 continue
             kept.append((m, p, f))
-        seen_all = [posed(m, p, f, tiles) for m, p, f in solid_pieces(kept, meeple_params, solid)]
+        seen_all = [posed(m, p, f, tiles) for m, p, f in solid_pieces(kept, meeple_params, solid, sorted(main))]
     return seen_all
 
 
-def solid_pieces(seen: list, params: MeepleFinding, solid: Callable | None) -> list:
-    """``seen`` (tuples, a :class:`SeenMeeple` first) less those whose peak is under :attr:`MeepleFinding.solid_sure`
-    and whose flattest patch of one colour (``solid`` of their points) is under :attr:`MeepleFinding.solid_below`:
-    painted art the map takes for a meeple is no solid piece. Only the doubtful are measured (CPU)."""
-    doubtful = [n for n, t in enumerate(seen) if t[0].peak < params.solid_sure]
-    if solid is None or not doubtful or params.solid_below <= 0:
+def solid_pieces(seen: list, params: MeepleFinding, solid: Callable | None, squares=()) -> list:
+    """``seen`` (tuples, a :class:`SeenMeeple` first) less those that are no solid piece: whose flattest
+    patch of one colour (``solid`` of their points) is under :attr:`MeepleFinding.solid_below`, of those
+    whose peak is under :attr:`MeepleFinding.solid_sure` (only the doubtful are measured: CPU). Where the
+    tiles of ``squares`` are painted (:func:`painted_art`), every one is measured, against
+    :attr:`MeepleFinding.painted_below`."""
+    if solid is None or params.solid_below <= 0 or not seen:
+        return seen
+    painted = painted_art(squares, params, solid)
+    below = params.painted_below if painted else params.solid_below
+    doubtful = [n for n, t in enumerate(seen) if painted or t[0].peak < params.solid_sure]
+    if not doubtful:
         return seen
     area = solid(np.array([seen[n][0].at for n in doubtful]))
-    flat = {n for n, a in zip(doubtful, area) if a < params.solid_below}
+    flat = {n for n, a in zip(doubtful, area) if a < below}
     return [t for n, t in enumerate(seen) if n not in flat]
+
+
+def painted_art(squares, params: MeepleFinding, solid: Callable) -> bool:
+    """Whether the tiles of ``squares`` are painted rather than drawn in flat colours: at two points of
+    each (of at most :attr:`MeepleFinding.art_squares`, spread over the layout), the flattest patch of one
+    colour (``solid``) is under :attr:`MeepleFinding.solid_below` at :attr:`MeepleFinding.painted_share` of
+    them or more. A meeple on painted art stands out as the one solid thing."""
+    if params.painted_share > 1 or not len(squares):
+        return False
+    squares = sorted(squares, key=lambda s: (s[1], s[0]))
+    squares = squares[::max(1, -(-len(squares) // params.art_squares))]
+    points = np.array([(x + du, y + dv) for x, y in squares for du, dv in ((0.3, 0.3), (0.7, 0.7))], float)
+    return bool(np.mean(solid(points) < params.solid_below) >= params.painted_share)
 
 
 def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, poses: Callable,

@@ -58,6 +58,11 @@ class MeepleFinding:
     #                                 uncalibrated (30 photos each, 12 MP): 567 / 582 false meeples, 1 / 3 true ones
     #                                 under 0.012; our own art (100 photos of seed 1): true meeples as small as 0.007
     #                                 in blurred photos, all with peaks of 0.84 and up, 46 of 1315 with peaks under 0.9
+    painted_share: float = 0.5      # ... and where this share of points on the layout's tiles have no flat patch that
+    #                                 large (the art is painted: the proxy's 4 MP photos of seeds 101 / 102, 90%; ours,
+    #                                 drawn in flat colours, 2-5%), every meeple seen must have one this large, peak or
+    painted_below: float = 0.02     # not: sure peaks on painted grass, a church's roof. (More than 1: never asked)
+    art_squares: int = 24           # ... asked at two points of this many tiles at most, spread over the layout
 
 
 @dataclass(frozen=True)
