@@ -72,8 +72,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     ``solid`` and both others and :attr:`MeepleFinding.judge`, has every peak weighed by all its cues at once
     instead (:func:`_judged_meeples`). ``solid`` (lattice points ``(N, 2)`` -> ``(N,)``: the area of the
     flattest patch of one colour there, :func:`vision.carcassonne.meeples.flat_patches`), where given, drops
-    a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions`` (the parts' shape fitted to the user's own art:
-    :func:`vision.carcassonne.calibration.art_regions`), where given, says which feature a meeple stands on.
+    a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions``
+    (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
+    where given, says which feature a meeple stands on.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
