@@ -284,11 +284,112 @@ def test_a_meeple_on_the_users_art_is_judged_by_how_foreign_it_is_to_the_art(nov
     a = assemble.assemble_layout({(0, 0): _tile_with_a_meeple("B:0")}, decode.tile_labels(),
                                  meeple_params=meeples.CALIBRATED_MEEPLES, poses=_poses(0.001),
                                  unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
-                                 new_to_art=new_to_art)
+                                 new_to_art=new_to_art, solid=lambda at: np.full(len(at), 0.012))
     assert len(a.layout.meeples) == kept
     assert asked and asked[0][0] == [(0, 0)] and asked[0][1] == [[0.5, 0.5]]
     if kept:
         assert a.layout.meeples[0].colour == "yellow" and a.confidences["meeple:0"] >= meeples.MEEPLE_JUDGE.keep
+
+
+@pytest.mark.parametrize("area, kept", [(0.004, 0), (0.04, 1)])
+def test_a_meeple_on_the_users_art_is_judged_by_whether_a_solid_piece_stands_there(area, kept):
+    """Under a calibration, a peak that every other cue takes for a meeple, but where the photo shows
+    no flat patch of one colour (painted grass, trees), is no meeple; where a solid piece's flat face
+    shows, it is one. The patch is asked for at the peak, in lattice units."""
+    from vision.carcassonne import assemble, meeples
+
+    asked = []
+
+    def solid(at):
+        asked.append(np.asarray(at).round(2).tolist())
+        return np.full(len(at), area)
+
+    a = assemble.assemble_layout({(3, 2): _tile_with_a_meeple("B:0")}, decode.tile_labels(),
+                                 meeple_params=meeples.CALIBRATED_MEEPLES, poses=_poses(0.001),
+                                 unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
+                                 new_to_art=lambda squares, at: np.full(len(squares), 5.0), solid=solid)
+    assert len(a.layout.meeples) == kept
+    assert asked == [[[3.5, 2.5]]]
+
+
+def _feet_and_art(seed: int, style: str | None, n_art: int = 60):
+    """A 4 MP photo's picture, its lattice map, each meeple's spot (lattice units: the foot, or under
+    the proxy the middle of its box on the table) and ``n_art`` points of its tiles clear of every meeple."""
+    from vision.carcassonne.cut import _apply
+    from vision.carcassonne.train import _meeple_feet, carcassonne_cell_map
+    from vision.photo import decode_bytes
+    from vision.render import render_jpeg
+
+    data, truth = render_jpeg("carcassonne", seed, megapixels=4, split="test", style=style)
+    photo = decode_bytes(data, "rendered")
+    state = truth["state"]
+    if style == "proxy":
+        k = photo.image.shape[1] / truth["size"][0]
+        g = np.diag([k, k, 1.0]) @ np.array(truth["camera"]["cell_to_photo"], float)
+        x0, y0 = min(t["x"] for t in state["tiles"]), min(t["y"] for t in state["tiles"])
+        boxes = [truth["elements"][f"meeple:{i}"] for i in range(len(state["meeples"]))]
+        feet = _apply(np.linalg.inv(g), np.array([((b[0] + b[2]) / 2 * k, (b[1] + b[3]) / 2 * k) for b in boxes]))
+    else:
+        g, (x0, y0) = carcassonne_cell_map(truth, photo.scale)
+        feet = np.array([(u, v) for u, v, _ in _meeple_feet(truth, g, photo.scale)])
+    squares = [(t["x"] - x0, t["y"] - y0) for t in state["tiles"]]
+    rng = np.random.default_rng(seed)
+    art = []
+    while len(art) < n_art:
+        at = np.array(squares[int(rng.integers(len(squares)))]) + rng.uniform(0.1, 0.9, 2)
+        if np.hypot(*(feet - at).T).min() > 0.4:
+            art.append(at)
+    return photo.image, g, feet, np.array(art)
+
+
+def test_a_meeple_is_a_solid_piece_on_any_art_and_painted_art_is_not():
+    """:func:`flat_patches` where the truth puts each meeple: as large as :attr:`MeepleFinding.solid_below`
+    on our own art and on the foreign proxy's (tuning seed 101); at points of the proxy's painted tiles
+    clear of every meeple, smaller nearly everywhere. (Our own flat-coloured art is flat everywhere,
+    which is why only a meeple the map is unsure of is ever asked.)"""
+    from vision.carcassonne import meeples
+
+    for seed, style in ((905, None), (101, "proxy")):
+        image, g, feet, art = _feet_and_art(seed, style)
+        assert len(feet) >= 5
+        assert (meeples.flat_patches(image, g, feet) >= meeples.MEEPLES.solid_below).all(), (seed, style)
+        if style == "proxy":
+            assert (meeples.flat_patches(image, g, art) < meeples.MEEPLES.solid_below).mean() >= 0.8
+
+
+def _tile_with_a_doubtful_meeple(label: str, peak: float) -> tuple:
+    """:func:`_tile_with_a_meeple` whose map's peak is ``peak``."""
+    p, m, _ = _tile_with_a_meeple(label)
+    m[0, 5:7, 5:7], m[7, 5:7, 5:7] = 1 - peak, peak
+    return (p, m, None)
+
+
+@pytest.mark.parametrize("peak, area, art, kept", [(0.7, 0.004, 0.05, 0), (0.7, 0.03, 0.05, 1), (0.97, 0.004, 0.05, 1),
+                                                   (0.97, 0.004, 0.004, 0), (0.97, 0.03, 0.004, 1)])
+def test_without_a_calibration_a_meeple_must_be_a_solid_piece_where_in_doubt_or_on_painted_art(peak, area, art, kept):
+    """Without a calibration (the thresholds), a meeple the map is not sure of (peak under
+    :attr:`MeepleFinding.solid_sure`) is dropped where no flat patch of one colour as large as
+    :attr:`MeepleFinding.solid_below` stands; one the map is sure of is kept, unless the tiles are
+    painted (no flat patch where no meeple is): then every meeple must be a solid piece."""
+    from vision.carcassonne import assemble, meeples
+
+    asked = []
+
+    def solid(at):
+        at = np.asarray(at, float).reshape(-1, 2)
+        asked.append(at.round(2).tolist())
+        on_meeple = np.hypot(*(at - 0.5).T) < 0.05
+        return np.where(on_meeple, area, art)
+
+    a = assemble.assemble_layout({(0, 0): _tile_with_a_doubtful_meeple("B:0", peak)}, decode.tile_labels(),
+                                 meeple_params=meeples.MEEPLES, poses=_poses(0.001), solid=solid)
+    assert len(a.layout.meeples) == kept
+    assert asked[0] == [[0.3, 0.3], [0.7, 0.7]]         # the tile's art, asked first
+    painted = art < meeples.MEEPLES.solid_below
+    assert asked[1:] == ([[[0.5, 0.5]]] if painted or peak < meeples.MEEPLES.solid_sure else [])
+    b = assemble.assemble_layout({(0, 0): _tile_with_a_doubtful_meeple("B:0", peak)}, decode.tile_labels(),
+                                 meeple_params=meeples.MEEPLES, poses=_poses(0.001))
+    assert len(b.layout.meeples) == 1                   # not asked: as before
 
 
 def test_two_peaks_of_other_colours_on_one_spot_are_one_meeple_the_likelier():
@@ -300,18 +401,19 @@ def test_two_peaks_of_other_colours_on_one_spot_are_one_meeple_the_likelier():
     a = assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels(),
                                  meeple_params=meeples.CALIBRATED_MEEPLES, poses=_poses(0.001),
                                  unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
-                                 new_to_art=lambda squares, at: np.full(len(squares), 12.0))
+                                 new_to_art=lambda squares, at: np.full(len(squares), 12.0),
+                                 solid=lambda at: np.full(len(at), 0.03))
     assert [x.colour for x in a.layout.meeples] == ["yellow"]
 
 
 def test_the_meeple_judge_believes_each_cue():
     """More of any cue (the map's peak, the photo unlike the tile, the meeple model's belief, the patch
-    foreign to the art) never makes a meeple less likely."""
+    foreign to the art, a larger flat patch of one colour) never makes a meeple less likely."""
     from vision.carcassonne.meeples import MEEPLE_JUDGE
 
-    base = dict(peak=0.6, ratio=3.0, not_none=0.95, novelty=6.0)
+    base = dict(peak=0.6, ratio=3.0, not_none=0.95, novelty=6.0, solid=0.015)
     p0 = MEEPLE_JUDGE.probability(**base)
-    for cue, more in (("peak", 0.9), ("ratio", 9.0), ("not_none", 0.999), ("novelty", 9.0)):
+    for cue, more in (("peak", 0.9), ("ratio", 9.0), ("not_none", 0.999), ("novelty", 9.0), ("solid", 0.03)):
         assert MEEPLE_JUDGE.probability(**{**base, cue: more}) > p0, cue
 
 

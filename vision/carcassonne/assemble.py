@@ -54,7 +54,8 @@ def _components(squares: set) -> list[set]:
 def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rules.Rules | None = None,
                     decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
                     poses: Callable | None = None, unlike_art: Callable | None = None,
-                    new_to_art: Callable | None = None, regions: Regions | None = None) -> Assembled:
+                    new_to_art: Callable | None = None, regions: Regions | None = None,
+                    solid: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -68,9 +69,12 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     differs from the user's own tile there than over the tile), where given, drops a meeple seen
     where the photo shows the tile's own art (:attr:`MeepleFinding.unlike_art`). ``new_to_art`` (squares,
     points -> ``(N,)``: how far the photo's patch there is from every patch of the user's art), given with
-    both others and :attr:`MeepleFinding.judge`, has every peak weighed by all its cues at once instead
-    (:func:`_judged_meeples`). ``regions`` (the parts' shape fitted to the user's own art:
-    :func:`vision.carcassonne.calibration.art_regions`), where given, says which feature a meeple stands on.
+    ``solid`` and both others and :attr:`MeepleFinding.judge`, has every peak weighed by all its cues at once
+    instead (:func:`_judged_meeples`). ``solid`` (lattice points ``(N, 2)`` -> ``(N,)``: the area of the
+    flattest patch of one colour there, :func:`vision.carcassonne.meeples.flat_patches`), where given, drops
+    a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions``
+    (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
+    where given, says which feature a meeple stands on.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -101,10 +105,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
             alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
     meeples, mconf = [], []
     judge = meeple_params.judge
-    if judge is not None and poses is not None and unlike_art is not None and new_to_art is not None:
-        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art)
+    if judge is not None and None not in (poses, unlike_art, new_to_art, solid):
+        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art, solid)
     else:
-        seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art)
+        seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art, solid)
     for seen in seen_all:
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from,
@@ -145,10 +149,11 @@ def posed(m: SeenMeeple, pose: np.ndarray, foot: np.ndarray, tiles: dict) -> See
 
 
 def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFinding, poses: Callable | None,
-                  unlike_art: Callable | None) -> list[SeenMeeple]:
+                  unlike_art: Callable | None, solid: Callable | None = None) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` (decoded as ``tiles``) by the thresholds of
     ``meeple_params``: the meeple map's peaks, those on the user's own art dropped (``unlike_art``),
-    each looked at closer (``poses``: dropped where surely none, its pose and foot)."""
+    each looked at closer (``poses``: dropped where surely none, its pose and foot), and those the map
+    is not sure of dropped where no solid piece stands (``solid``)."""
     lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
     peaks = map_peaks(cells, main, replace(meeple_params, min_peak=lowest))
     if unlike_art is not None and meeple_params.unlike_art > 0 and peaks:
@@ -170,24 +175,56 @@ def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFind
         for i, (m, p, f) in enumerate(zip(candidates, pose, foot)):
             if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
                 continue
-            kept.append(posed(m, p, f, tiles))
-        seen_all = kept
+            kept.append((m, p, f))
+        seen_all = [posed(m, p, f, tiles) for m, p, f in solid_pieces(kept, meeple_params, solid, sorted(main))]
     return seen_all
 
 
+def solid_pieces(seen: list, params: MeepleFinding, solid: Callable | None, squares=()) -> list:
+    """``seen`` (tuples, a :class:`SeenMeeple` first) less those that are no solid piece: whose flattest
+    patch of one colour (``solid`` of their points) is under :attr:`MeepleFinding.solid_below`, of those
+    whose peak is under :attr:`MeepleFinding.solid_sure` (only the doubtful are measured: CPU). Where the
+    tiles of ``squares`` are painted (:func:`painted_art`), every one is measured, against
+    :attr:`MeepleFinding.painted_below`."""
+    if solid is None or params.solid_below <= 0 or not seen:
+        return seen
+    painted = painted_art(squares, params, solid)
+    below = params.painted_below if painted else params.solid_below
+    doubtful = [n for n, t in enumerate(seen) if painted or t[0].peak < params.solid_sure]
+    if not doubtful:
+        return seen
+    area = solid(np.array([seen[n][0].at for n in doubtful]))
+    flat = {n for n, a in zip(doubtful, area) if a < below}
+    return [t for n, t in enumerate(seen) if n not in flat]
+
+
+def painted_art(squares, params: MeepleFinding, solid: Callable) -> bool:
+    """Whether the tiles of ``squares`` are painted rather than drawn in flat colours: at two points of
+    each (of at most :attr:`MeepleFinding.art_squares`, spread over the layout), the flattest patch of one
+    colour (``solid``) is under :attr:`MeepleFinding.solid_below` at :attr:`MeepleFinding.painted_share` of
+    them or more. A meeple on painted art stands out as the one solid thing."""
+    if params.painted_share > 1 or not len(squares):
+        return False
+    squares = sorted(squares, key=lambda s: (s[1], s[0]))
+    squares = squares[::max(1, -(-len(squares) // params.art_squares))]
+    points = np.array([(x + du, y + dv) for x, y in squares for du, dv in ((0.3, 0.3), (0.7, 0.7))], float)
+    return bool(np.mean(solid(points) < params.solid_below) >= params.painted_share)
+
+
 def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, poses: Callable,
-                    unlike_art: Callable, new_to_art: Callable) -> list[SeenMeeple]:
+                    unlike_art: Callable, new_to_art: Callable, solid: Callable) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
-    the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``); the likely ones kept, one
-    of any colours within :attr:`MeepleJudge.apart` (the likelier), moved to their foot."""
+    the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``, ``solid``); the likely ones
+    kept, one of any colours within :attr:`MeepleJudge.apart` (the likelier), moved to their foot."""
     peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
     squares, points = [m.square for m in peaks], np.array([(m.u, m.v) for m in peaks])
-    pose, foot = poses(np.array([m.at for m in peaks]))
+    at = np.array([m.at for m in peaks])
+    pose, foot = poses(at)
     likely = judge.probability([m.peak for m in peaks], unlike_art(squares, [tiles[sq] for sq in squares], points),
-                               1 - pose[:, 0], new_to_art(squares, points))
+                               1 - pose[:, 0], new_to_art(squares, points), solid(at))
     kept: list[tuple[SeenMeeple, int]] = []
     for n in np.argsort(-likely, kind="stable"):
         m = peaks[n]
