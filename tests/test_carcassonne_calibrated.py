@@ -364,13 +364,16 @@ def _tile_with_a_doubtful_meeple(label: str, peak: float) -> tuple:
     return (p, m, None)
 
 
-@pytest.mark.parametrize("peak, area, art, kept", [(0.7, 0.004, 0.05, 0), (0.7, 0.03, 0.05, 1), (0.97, 0.004, 0.05, 1),
-                                                   (0.97, 0.004, 0.004, 0), (0.97, 0.03, 0.004, 1)])
-def test_without_a_calibration_a_meeple_must_be_a_solid_piece_where_in_doubt_or_on_painted_art(peak, area, art, kept):
-    """Without a calibration (the thresholds), a meeple the map is not sure of (peak under
-    :attr:`MeepleFinding.solid_sure`) is dropped where no flat patch of one colour as large as
-    :attr:`MeepleFinding.solid_below` stands; one the map is sure of is kept, unless the tiles are
-    painted (no flat patch where no meeple is): then every meeple must be a solid piece."""
+@pytest.mark.parametrize("sure", [0.0, 0.9])
+@pytest.mark.parametrize("peak, area, art", [(0.7, 0.004, 0.05), (0.7, 0.03, 0.05), (0.97, 0.004, 0.05),
+                                             (0.97, 0.004, 0.004), (0.97, 0.03, 0.004), (0.7, 0.004, 0.004)])
+def test_without_a_calibration_a_meeple_must_be_a_solid_piece_where_in_doubt_or_on_painted_art(peak, area, art, sure):
+    """Without a calibration (the thresholds), where the tiles are painted (no flat patch where no
+    meeple is) every meeple must be a solid piece: a flat patch of one colour as large as
+    :attr:`MeepleFinding.solid_below`. On flat art only a meeple the map is not sure of (peak under
+    :attr:`MeepleFinding.solid_sure`, 0 as shipped: none) is asked."""
+    from dataclasses import replace
+
     from vision.carcassonne import assemble, meeples
 
     asked = []
@@ -381,12 +384,15 @@ def test_without_a_calibration_a_meeple_must_be_a_solid_piece_where_in_doubt_or_
         on_meeple = np.hypot(*(at - 0.5).T) < 0.05
         return np.where(on_meeple, area, art)
 
+    params = replace(meeples.MEEPLES, solid_sure=sure)
     a = assemble.assemble_layout({(0, 0): _tile_with_a_doubtful_meeple("B:0", peak)}, decode.tile_labels(),
-                                 meeple_params=meeples.MEEPLES, poses=_poses(0.001), solid=solid)
-    assert len(a.layout.meeples) == kept
+                                 meeple_params=params, poses=_poses(0.001), solid=solid)
+    painted = art < params.solid_below
+    asked_at_it = painted or peak < sure
+    solid_piece = area >= (params.painted_below if painted else params.solid_below)
+    assert len(a.layout.meeples) == int(solid_piece or not asked_at_it)
     assert asked[0] == [[0.3, 0.3], [0.7, 0.7]]         # the tile's art, asked first
-    painted = art < meeples.MEEPLES.solid_below
-    assert asked[1:] == ([[[0.5, 0.5]]] if painted or peak < meeples.MEEPLES.solid_sure else [])
+    assert asked[1:] == ([[[0.5, 0.5]]] if asked_at_it else [])
     b = assemble.assemble_layout({(0, 0): _tile_with_a_doubtful_meeple("B:0", peak)}, decode.tile_labels(),
                                  meeple_params=meeples.MEEPLES, poses=_poses(0.001))
     assert len(b.layout.meeples) == 1                   # not asked: as before
