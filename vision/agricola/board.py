@@ -34,6 +34,7 @@ import numpy as np
 
 from vision.geometry import AGRICOLA
 from vision.quad import segment_lines
+from vision.agricola.locate import Found
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,6 @@ class BoardSearch:
 
 
 SEARCH = BoardSearch()
-
-
-@dataclass
-class Found:
-    """A farmyard board found in a photo (as :class:`vision.agricola.Found`)."""
-
-    corners: np.ndarray      # (4, 2) float32 TL TR BR BL of the board frame (280 x 180 mm), photo pixels
-    h_mm_to_img: np.ndarray  # (3, 3) board millimetres -> photo pixels
-    score: float
-    lines: int
 
 
 @dataclass
