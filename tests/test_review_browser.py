@@ -733,6 +733,7 @@ def test_the_standings_fall_back_to_polling_when_the_stream_drops(serve_server, 
     page, errors, asked = standings_page(browser, serve_server, block_stream=True)
     try:
         page.wait_for_function("document.body.dataset.standings === 'polling'")
+        page.wait_for_selector("#count:has-text('0 photos')")     # the first poll answered: Cy comes by a later one
         upload(serve_server, "Cy", 160)
         page.wait_for_selector("#standings td:has-text('Cy')")
         assert page.evaluate("window.notReloaded") is True
