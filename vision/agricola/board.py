@@ -342,19 +342,17 @@ def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[
     and colour, as :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
     (a fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
     """
-    from vision.agricola.locate import LockImage, edge_strength
+    from vision.agricola.locate import LockImage, edge_strength, half_widths_px
     from vision.agricola.params import FIND
     from vision.quad import warp
 
     g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
     shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
     view = image if isinstance(image, LockImage) else LockImage(image)
-    seen = view.lab if FIND.lock_colour and view.lab is not None else view.gray
-    rect = cv2.GaussianBlur(warp(seen, h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
+    rect = cv2.GaussianBlur(warp(view.in_colour(FIND), h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
     gx, gy = edge_strength(rect, FIND)
     pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
-    for width in FIND.slot_widths_mm:
-        d = max(1, int(round(width / 2 * s)))
+    for d in half_widths_px(FIND.slot_widths_mm, s):
         np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
         np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
     px = lambda mm: int(round((p + mm) * s))

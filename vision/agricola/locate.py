@@ -555,8 +555,7 @@ def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
         return locked, lines
     if time.process_time() > deadline:
         return locked, lines
-    colour = view.lab if params.lock_colour and view.lab is not None else view.gray
-    wide, wide_lines = lock_to_grid(colour, h_mm_to_img, params, widths_mm=params.slot_widths_mm)
+    wide, wide_lines = lock_to_grid(view.in_colour(params), h_mm_to_img, params, widths_mm=params.slot_widths_mm)
     return (wide, wide_lines) if wide_lines > lines else (locked, lines)
 
 
@@ -576,8 +575,7 @@ def as_a_camera_sees(view: "LockImage", h_mm_to_img: np.ndarray, used: int, para
     size = view.gray.shape[1], view.gray.shape[0]
     if not params.camera_check or used < params.min_crossings or seen_by_a_camera(h_mm_to_img, size, params, g):
         return h_mm_to_img, used, True
-    image = view.lab if params.lock_colour and view.lab is not None else view.gray
-    refit = camera_lock(image, h_mm_to_img, params, g, params.slot_widths_mm)
+    refit = camera_lock(view.in_colour(params), h_mm_to_img, params, g, params.slot_widths_mm)
     if (refit is not None and refit[1] >= max(params.min_crossings, used - params.camera_slack)
             and crossings_moved(np.linalg.inv(h_mm_to_img) @ refit[0]) <= params.search_mm):
         return refit[0], refit[1], True
@@ -645,9 +643,9 @@ def _each_camera(size: tuple, h_mm_to_img: np.ndarray, fit: Callable, params: Fi
     taken with: each principal point (:func:`_principal_points`), every eighth focal length
     (:func:`_focal_lengths`), then finer around the best; the best result."""
     best = None
+    coarse = _focal_lengths(size, params)[::8]
+    step = coarse[1] / coarse[0] if len(coarse) > 1 else 1.0
     for p in _principal_points(h_mm_to_img, size):
-        coarse = _focal_lengths(size, params)[::8]
-        step = coarse[1] / coarse[0] if len(coarse) > 1 else 1.0
         K = lambda f: np.array([[f, 0, p[0]], [0, f, p[1]], [0, 0, 1.0]])
         tried = [(fit(K(f)), f) for f in coarse]
         tried = [(t, f) for t, f in tried if t is not None]
@@ -727,8 +725,7 @@ def camera_lock(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = 
     again from there (``rounds`` times). A line taken at a wrong edge, that bent or stretched the
     lock, then disagrees and is left out; near the camera's board, the true edge is often the
     nearer. Returns the homography and the crossings agreeing, or None."""
-    s = params.lock_px_per_mm
-    ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
+    ds = half_widths_px((params.slot_mm, *widths_mm), params.lock_px_per_mm)
     size = image.shape[1], image.shape[0]
     h, agree = h_mm_to_img, None
     for _ in range(rounds):
@@ -760,8 +757,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     disagree, the outer lines are looked for again where the inner ones put them
     (:func:`_outer_from_inner`).
     """
-    s = params.lock_px_per_mm
-    ds = sorted({max(1, int(round(w / 2 * s))) for w in (params.slot_mm, *widths_mm)})
+    ds = half_widths_px((params.slot_mm, *widths_mm), params.lock_px_per_mm)
     # other prints: their own margins (the outer lines may lie further out than the outline says),
     # and a border beside the outer path that a homography may bend to (the least median fit)
     other = bool(widths_mm)
@@ -808,6 +804,21 @@ class LockImage:
         if self._lab is None and self.image.ndim == 3:
             self._lab = cv2.cvtColor(self.image, cv2.COLOR_BGR2LAB)
         return self._lab
+
+    def in_colour(self, params: FindBoard = FIND) -> np.ndarray:
+        """The photo as the lock looks at it in colour: its Lab where :attr:`FindBoard.lock_colour`
+        and the photo has colour, else its grey."""
+        return self.lab if params.lock_colour and self.lab is not None else self.gray
+
+
+def half_widths_px(widths_mm, px_per_mm: float) -> list[int]:
+    """Half of each width (a path's, a slot's, a stick's) in pixels at ``px_per_mm``, at least 1,
+    each once, smallest first: how far either side of a line its two edges are looked for.
+
+    >>> half_widths_px((6.0, 3.0, 4.5, 6.0), 2.5)
+    [4, 6, 8]
+    """
+    return sorted({max(1, int(round(w / 2 * px_per_mm))) for w in widths_mm})
 
 
 def edge_strength(rect: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarray, np.ndarray]:
