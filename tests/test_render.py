@@ -278,6 +278,24 @@ def test_carcassonne_training_renders_the_wide_sets(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.jpg")) == ["c5-0000.jpg", "w6-0000.jpg"]
 
 
+def test_carcassonne_training_data_is_the_same_cut_by_one_process_or_two(tmp_path):
+    """Each photo is cut with a random stream of its own, so that several processes can render and
+    cut side by side and give the same crops; past ``until`` the photos not yet done are left out."""
+    import time
+
+    from vision.carcassonne.train import CARCASSONNE_TRAINING, carcassonne_training_data
+
+    params = replace(CARCASSONNE_TRAINING, photo_sets=(5,), wide_sets=(6,), photos=2, megapixels=(0.3,),
+                     cache=str(tmp_path))
+    one = carcassonne_training_data(params, 3, log=lambda _: None, workers=1)
+    two = carcassonne_training_data(params, 3, log=lambda _: None, workers=2)
+    assert len(one[0]) >= 4 and len(one[1]) > 20
+    for a, b in zip(one[1:], two[1:]):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+    first = carcassonne_training_data(params, 3, log=lambda _: None, until=time.perf_counter() - 1)
+    assert 0 < len(first[1]) < len(one[1])
+
+
 def test_a_meeple_on_a_city_stands_in_its_middle_clear_of_the_pennant():
     """On a city over two or three edges the meeple stands deep inside (not against the wall, where
     a road or field begins), off the pennant, and where the twin without a pennant has it too."""

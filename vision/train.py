@@ -33,9 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
-    parser.add_argument("--only", choices=("cells", "column", "readers", "board", "printed", "meeples"),
+    parser.add_argument("--workers", type=int, default=1,
+                        help="Carcassonne: processes that render and cut the training photos side by side")
+    parser.add_argument("--device", default="cpu",
+                        help="Carcassonne: where torch trains the tile model (cpu, cuda); default cpu")
+    parser.add_argument("--only", choices=("cells", "column", "readers", "board", "printed", "meeples", "tiles"),
                         help="train only this model: an Avenue one (the data drawn is the same), the "
-                             "Carcassonne meeple model, the Agricola readers (space and fence models) or "
+                             "Carcassonne meeple or tile model, the Agricola readers (space and fence models) or "
                              "the Agricola board model")
     args = parser.parse_args(argv)
 
@@ -57,9 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()
         log = lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True)
-        if args.only not in (None, "meeples"):
-            parser.error(f"--only {args.only} is an Avenue model")
-        status = 0 if args.only else train_carcassonne(args.seed, Path(args.out), quick=args.quick, log=log)
+        if args.only not in (None, "meeples", "tiles"):
+            parser.error(f"--only {args.only} is not a Carcassonne choice (tiles, meeples)")
+        status = 0
+        if args.only != "meeples":
+            status = train_carcassonne(args.seed, Path(args.out), quick=args.quick, log=log, workers=args.workers,
+                                       device=args.device, only=args.only)
+        if args.only == "tiles":
+            return status
         return status or train_carcassonne_meeples(args.seed, Path(args.out), quick=args.quick, log=log)
     params = TRAINING
     if args.quick:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from vision.progress import epochs_bar
 
@@ -70,6 +72,8 @@ class CarcassonneTraining:
     meeple_where_weight: float = 3.0          # the foot's offset (window sides, smooth L1) against the pose's cross-entropy
     tile_width: int = 16
     tile_batch: int = 128
+    tile_recolour: float = 0.12               # colour mix of each crop: identity + uniform(-1/2, 1/2) * this
+    tile_grey: float = 0.0                    # share of crops shown in grey (colour carries less than shape)
     lr: float = 3e-3
     threads: int = 2
     opset: int = 17
@@ -415,28 +419,65 @@ def carcassonne_views(truth: dict, image: np.ndarray, scale: int, rng: np.random
     return views
 
 
-def carcassonne_photos(params: CarcassonneTraining = CARCASSONNE_TRAINING, quick: bool = False, log=print):
-    """The rendered training photos, ``(jpeg bytes, truth)``, rendered once and kept in the cache:
-    the sets of our own art styles, then the sets of the wide family."""
-    from vision.render import photo_seed, render_jpeg
-
-    cache = Path(params.cache)
-    cache.mkdir(parents=True, exist_ok=True)
+def carcassonne_photo_jobs(params: CarcassonneTraining = CARCASSONNE_TRAINING, quick: bool = False) -> list:
+    """The training photos to render: ``(set, index, style, megapixels, cache stem)``, the sets of
+    our own art styles, then the sets of the wide family."""
     n = 6 if quick else params.photos
     sets = [(s, None, "c") for s in params.photo_sets] + [(s, "wide", "w") for s in params.wide_sets]
+    jobs = []
     for s, style, prefix in sets:
         rng = np.random.default_rng([s, 77])
         mps = [float(rng.choice(params.megapixels)) for _ in range(n)]
-        made = 0
-        for i in range(n):
-            stem = cache / f"{prefix}{s}-{i:04d}"
-            if not stem.with_suffix(".json").exists():
-                data, truth = render_jpeg("carcassonne", photo_seed(s, i), megapixels=mps[i], style=style)
-                stem.with_suffix(".jpg").write_bytes(data)
-                stem.with_suffix(".json").write_text(json.dumps(truth))
-                made += 1
-            yield stem.with_suffix(".jpg").read_bytes(), json.loads(stem.with_suffix(".json").read_text())
-        log(f"  set {s}{' (wide family)' if style else ''}: {n} photos ({made} rendered now, the rest from {cache})")
+        jobs += [(s, i, style, mps[i], str(Path(params.cache) / f"{prefix}{s}-{i:04d}")) for i in range(n)]
+    return jobs
+
+
+def carcassonne_photo(job) -> tuple[bytes, dict, bool]:
+    """One training photo, ``(jpeg bytes, truth, rendered now)``: rendered once, then kept in the cache."""
+    from vision.render import photo_seed, render_jpeg
+
+    s, i, style, megapixels, stem = job
+    stem = Path(stem)
+    if stem.with_suffix(".json").exists():
+        return stem.with_suffix(".jpg").read_bytes(), json.loads(stem.with_suffix(".json").read_text()), False
+    data, truth = render_jpeg("carcassonne", photo_seed(s, i), megapixels=megapixels, style=style)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".jpg").write_bytes(data)
+    stem.with_suffix(".json").write_text(json.dumps(truth))
+    return data, truth, True
+
+
+def carcassonne_photos(params: CarcassonneTraining = CARCASSONNE_TRAINING, quick: bool = False, log=print):
+    """The rendered training photos, ``(jpeg bytes, truth)``, rendered once and kept in the cache:
+    the sets of our own art styles, then the sets of the wide family."""
+    made, last = 0, None
+    for job in carcassonne_photo_jobs(params, quick):
+        if last is not None and job[0] != last[0]:
+            log(f"  set {last[0]}{' (wide family)' if last[2] else ''}: {last[1] + 1} photos "
+                f"({made} rendered now, the rest from {params.cache})")
+            made = 0
+        data, truth, fresh = carcassonne_photo(job)
+        made += fresh
+        last = job
+        yield data, truth
+    if last is not None:
+        log(f"  set {last[0]}{' (wide family)' if last[2] else ''}: {last[1] + 1} photos "
+            f"({made} rendered now, the rest from {params.cache})")
+
+
+def carcassonne_photo_data(job, seed: int, params: CarcassonneTraining = CARCASSONNE_TRAINING,
+                           views: bool = True):
+    """What the layout and tile models learn from one training photo: ``(views, crops, labels,
+    meeple spots, valid)`` (:func:`carcassonne_views`, :func:`carcassonne_crops`), cut with a
+    random stream of the photo's own, so that photos can be cut in any order, by several processes."""
+    from vision.photo import decode_bytes
+
+    cv2.setNumThreads(1)
+    data, truth, _ = carcassonne_photo(job)
+    photo = decode_bytes(data, "training photo")
+    rng = np.random.default_rng([seed, 7, job[0], job[1]])
+    v = carcassonne_views(truth, photo.image, photo.scale, rng, params) if views else []
+    return (v, *carcassonne_crops(truth, photo.image, photo.scale, rng, params))
 
 
 def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1):
@@ -505,40 +546,46 @@ def _meeple_maps(n: int, spots, grid: int = 12, radius: float = 1.25) -> np.ndar
     return maps
 
 
-def _augment_tiles(x, y, maps, turns, gen):
-    """A batch turned by random quarter turns (labels and meeple maps turn too), recoloured,
-    a little off, sometimes blurred, noised."""
+def _augment_tiles(x, y, maps, turns, gen, recolour: float = 0.12, grey: float = 0.0):
+    """A batch turned by random quarter turns (labels and meeple maps turn too), recoloured
+    (a random colour mix of strength ``recolour``; a share ``grey`` shown in grey), a little
+    off, sometimes blurred, noised. Random numbers come from ``gen``, on its device."""
     import torch
     import torch.nn.functional as F
 
+    dev = gen.device
+    rand = lambda *shape: torch.rand(*shape, generator=gen, device=dev)
     n = x.shape[0]
-    k = torch.randint(0, 4, (n,), generator=gen)
+    k = torch.randint(0, 4, (n,), generator=gen, device=dev)
     x2, m2 = torch.empty_like(x), torch.empty_like(maps)
     for q in range(4):
         sel = k == q
         x2[sel] = torch.rot90(x[sel], -q, (2, 3))
         m2[sel] = torch.rot90(maps[sel], -q, (1, 2))
     y2 = turns[k, y]
-    mix = torch.eye(3) + (torch.rand(n, 3, 3, generator=gen) - 0.5) * 0.12
+    mix = torch.eye(3, device=dev) + (rand(n, 3, 3) - 0.5) * recolour
+    if grey > 0:
+        mix = torch.where(rand(n, 1, 1) < grey, torch.full((3, 3), 1 / 3, device=dev), mix)
     x2 = torch.einsum("bij,bjhw->bihw", mix, x2 + 0.5)
-    x2 = x2 * (0.75 + 0.5 * torch.rand(n, 1, 1, 1, generator=gen)) * (0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=gen)) - 0.5
-    angle = (torch.rand(n, generator=gen) - 0.5) * 0.05
-    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.05
-    shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.05
+    x2 = x2 * (0.75 + 0.5 * rand(n, 1, 1, 1)) * (0.9 + 0.2 * rand(n, 3, 1, 1)) - 0.5
+    angle = (rand(n) - 0.5) * 0.05
+    scale = 1 + (rand(n) - 0.5) * 0.05
+    shift = (rand(n, 2) - 0.5) * 0.05
     theta = torch.stack([torch.stack([torch.cos(angle) * scale, -torch.sin(angle) * scale, shift[:, 0]], 1),
                          torch.stack([torch.sin(angle) * scale, torch.cos(angle) * scale, shift[:, 1]], 1)], 1)
     x2 = F.grid_sample(x2, F.affine_grid(theta, x2.shape, align_corners=False), padding_mode="border",
                        align_corners=False)
-    blur = torch.rand(n, 1, 1, 1, generator=gen) < 0.3
-    kernel = torch.tensor([[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]).view(1, 1, 3, 3).repeat(3, 1, 1, 1) / 16
+    blur = rand(n, 1, 1, 1) < 0.3
+    kernel = torch.tensor([[1.0, 2, 1], [2, 4, 2], [1, 2, 1]], device=dev).view(1, 1, 3, 3).repeat(3, 1, 1, 1) / 16
     x2 = torch.where(blur, F.conv2d(F.pad(x2, (1, 1, 1, 1), mode="replicate"), kernel, groups=3), x2)
-    x2 = x2 + torch.randn(x2.shape, generator=gen) * 0.03 * torch.rand(n, 1, 1, 1, generator=gen)
+    x2 = x2 + torch.randn(x2.shape, generator=gen, device=dev) * 0.03 * rand(n, 1, 1, 1)
     return x2, y2, m2
 
 
 def train_carcassonne_tiles(crops, labels, spots, valid, params: CarcassonneTraining, seed: int, log=print,
-                            epochs: int | None = None):
-    """Train the tile model: label cross-entropy plus the meeple map's (meeples weighted 2:1)."""
+                            epochs: int | None = None, device: str = "cpu"):
+    """Train the tile model: label cross-entropy plus the meeple map's (meeples weighted 2:1), on
+    ``device`` (torch's name: ``cpu``, ``cuda``); returns the model on the CPU."""
     import torch
     import torch.nn as nn
 
@@ -546,13 +593,16 @@ def train_carcassonne_tiles(crops, labels, spots, valid, params: CarcassonneTrai
     from vision.carcassonne.decode import tile_labels
 
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
-    x = torch.from_numpy(normalise_tiles(crops))
-    y = torch.from_numpy(labels.astype(np.int64))
+    dev = torch.device(device)
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    x = torch.from_numpy(np.concatenate([normalise_tiles(crops[i:i + 8192]) for i in range(0, len(crops), 8192)])
+                         if len(crops) else normalise_tiles(crops)).to(dev)
+    y = torch.from_numpy(labels.astype(np.int64)).to(dev)
     maps = torch.from_numpy(_meeple_maps(len(crops), spots))
     maps[torch.from_numpy(~valid)] = -100
-    turns = torch.from_numpy(_tile_turns())
-    net = carcassonne_tile_net(len(tile_labels()), params.tile_width)
+    maps = maps.to(dev)
+    turns = torch.from_numpy(_tile_turns()).to(dev)
+    net = carcassonne_tile_net(len(tile_labels()), params.tile_width).to(dev)
     epochs = epochs or params.tile_epochs
     steps = epochs * math.ceil(len(x) / params.tile_batch)
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=1e-4)
@@ -560,28 +610,28 @@ def train_carcassonne_tiles(crops, labels, spots, valid, params: CarcassonneTrai
     tile_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     weights = torch.ones(MEEPLE_CLASSES)
     weights[1:] = 2.0
-    meeple_loss = nn.CrossEntropyLoss(weight=weights, ignore_index=-100)
+    meeple_loss = nn.CrossEntropyLoss(weight=weights.to(dev), ignore_index=-100)
     t0 = time.perf_counter()
     for epoch in epochs_bar(epochs, "tiles"):
         net.train()
-        order = torch.randperm(len(x), generator=gen)
-        seen = right = 0
-        total = 0.0
+        order = torch.randperm(len(x), generator=gen, device=dev)
+        seen = 0
+        total = right = torch.zeros((), device=dev)
         for i in range(0, len(x), params.tile_batch):
             idx = order[i:i + params.tile_batch]
-            xb, yb, mb = _augment_tiles(x[idx], y[idx], maps[idx], turns, gen)
+            xb, yb, mb = _augment_tiles(x[idx], y[idx], maps[idx], turns, gen, params.tile_recolour, params.tile_grey)
             logits, mm, _ = net(xb)
             loss = tile_loss(logits, yb) + meeple_loss(mm, mb)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss.detach()) * len(idx)
+            total = total + loss.detach() * len(idx)
             seen += len(idx)
-            right += int((logits.argmax(1) == yb).sum())
-        log(f"  tiles epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, train accuracy {right / seen:.4f} "
-            f"({time.perf_counter() - t0:.0f} s)")
-    return net.eval()
+            right = right + (logits.argmax(1) == yb).sum()
+        log(f"  tiles epoch {epoch + 1}/{epochs}: loss {float(total) / seen:.4f}, train accuracy "
+            f"{float(right) / seen:.4f} ({time.perf_counter() - t0:.0f} s)")
+    return net.cpu().eval()
 
 
 def _layout_batch(views, side: int):
@@ -674,49 +724,81 @@ def export_carcassonne(net, path: Path, inputs: list[str], outputs: list[str], s
     onnx.save(model, str(path))
 
 
-def train_carcassonne(seed: int, out: Path, quick: bool = False, params: CarcassonneTraining = CARCASSONNE_TRAINING,
-                      log=print) -> int:
-    """Render (or take from the cache) the training photos, cut them, train both models, export them."""
-    import torch
+def carcassonne_training_data(params: CarcassonneTraining, seed: int, quick: bool = False, log=print,
+                              workers: int = 1, views: bool = True, jobs: list | None = None,
+                              until: float | None = None):
+    """Render (or take from the cache) the training photos and cut them: ``(views, crops, labels,
+    meeple spots, valid)`` of all photos, in the order of ``jobs`` (default
+    :func:`carcassonne_photo_jobs`). ``workers`` processes render and cut side by side; past
+    ``until`` (a ``time.perf_counter()`` time) the photos not yet done are left out."""
+    import multiprocessing
+    from functools import partial
 
+    jobs = carcassonne_photo_jobs(params, quick) if jobs is None else jobs
+    work = partial(carcassonne_photo_data, seed=seed, params=params, views=views)
+    all_views, crops, labels, valid, spots = [], [], [], [], []
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    results = pool.imap(work, jobs, chunksize=2) if pool else map(work, jobs)
+    done = 0
+    try:
+        for v, c, y, s, ok in tqdm(results, total=len(jobs), desc="cutting photos", unit="photo",
+                                   file=sys.stderr, disable=None):
+            all_views += v
+            spots += [(n + sum(len(a) for a in crops), u, w, cls) for n, u, w, cls in s]
+            crops.append(c)
+            labels.append(y)
+            valid.append(ok)
+            done += 1
+            if until is not None and time.perf_counter() > until:
+                break
+    finally:
+        if pool:
+            pool.terminate()
+    log(f"{done} of {len(jobs)} photos: {len(all_views)} layout views, {sum(len(c) for c in crops)} crops "
+        f"({int(sum((y > 0).sum() for y in labels))} tiles, {len(spots)} meeple spots)")
+    return all_views, np.concatenate(crops), np.concatenate(labels), spots, np.concatenate(valid)
+
+
+def export_tile_model(net, path: Path, params: CarcassonneTraining, facts: dict) -> None:
+    """Write the tile model with its labels and the facts of its training in the metadata."""
     from vision.carcassonne.cut import CUT
     from vision.carcassonne.decode import tile_labels
     from vision.carcassonne.meeples import meeple_labels
-    from vision.photo import decode_bytes
+
+    export_carcassonne(net, path, ["crops"], ["logits", "meeples", "embedding"], (1, 3, CUT.size, CUT.size),
+                       {"labels": json.dumps(tile_labels()), "size": str(CUT.size),
+                        "meeple_labels": json.dumps(meeple_labels()),
+                        "input": "colour, vision.carcassonne.cut.normalise_tiles",
+                        "trained": json.dumps(facts)}, params,
+                       {k: {0: "n"} for k in ("crops", "logits", "meeples", "embedding")})
+
+
+def train_carcassonne(seed: int, out: Path, quick: bool = False, params: CarcassonneTraining = CARCASSONNE_TRAINING,
+                      log=print, workers: int = 1, device: str = "cpu", only: str | None = None) -> int:
+    """Render (or take from the cache) the training photos, cut them, train the layout model
+    (unless ``only="tiles"``) and the tile model, export them."""
+    import torch
 
     if quick:
         params = replace(params, layout_epochs=1, tile_epochs=1)
     torch.set_num_threads(params.threads)
     cv2.setNumThreads(params.threads)
     out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([seed, 7])
-    views, crops, labels, valid, spots = [], [], [], [], []
-    for data, truth in carcassonne_photos(params, quick, log):
-        photo = decode_bytes(data, "training photo")
-        views += carcassonne_views(truth, photo.image, photo.scale, rng, params)
-        c, y, s, v = carcassonne_crops(truth, photo.image, photo.scale, rng, params)
-        spots += [(n + sum(len(a) for a in crops), u, w, cls) for n, u, w, cls in s]
-        crops.append(c)
-        labels.append(y)
-        valid.append(v)
-    crops, labels, valid = np.concatenate(crops), np.concatenate(labels), np.concatenate(valid)
-    log(f"{len(views)} layout views, {len(crops)} crops ({int((labels > 0).sum())} tiles, {len(spots)} meeple spots)")
+    views, crops, labels, spots, valid = carcassonne_training_data(params, seed, quick, log, workers,
+                                                                   views=only != "tiles")
     facts = {"seed": seed, "training": asdict(params), "renderer": "vision.render (training styles and the wide family)"}
-    layout = train_carcassonne_layout(views, params, seed, log)
-    export_carcassonne(layout, out / "carcassonne-layout.onnx", ["photo"], ["layout"],
-                       (1, 3, params.layout_side, params.layout_side),
-                       {"input": "colour, vision.carcassonne.lattice.normalise_photo", "stride": "8",
-                        "outputs": json.dumps(["tile logit", "log tile side (pixels)"]),
-                        "trained": json.dumps(facts | {"views": len(views)})}, params,
-                       {"photo": {0: "n", 2: "h", 3: "w"}, "layout": {0: "n", 2: "h8", 3: "w8"}})
-    tiles = train_carcassonne_tiles(crops, labels, spots, valid, params, seed + 1, log)
-    export_carcassonne(tiles, out / "carcassonne-tiles.onnx", ["crops"], ["logits", "meeples", "embedding"],
-                       (1, 3, CUT.size, CUT.size),
-                       {"labels": json.dumps(tile_labels()), "size": str(CUT.size),
-                        "meeple_labels": json.dumps(meeple_labels()),
-                        "input": "colour, vision.carcassonne.cut.normalise_tiles",
-                        "trained": json.dumps(facts | {"crops": int(len(crops))})}, params,
-                       {k: {0: "n"} for k in ("crops", "logits", "meeples", "embedding")})
-    for name in ("carcassonne-layout", "carcassonne-tiles"):
+    names = ["carcassonne-tiles"]
+    if only != "tiles":
+        layout = train_carcassonne_layout(views, params, seed, log)
+        export_carcassonne(layout, out / "carcassonne-layout.onnx", ["photo"], ["layout"],
+                           (1, 3, params.layout_side, params.layout_side),
+                           {"input": "colour, vision.carcassonne.lattice.normalise_photo", "stride": "8",
+                            "outputs": json.dumps(["tile logit", "log tile side (pixels)"]),
+                            "trained": json.dumps(facts | {"views": len(views)})}, params,
+                           {"photo": {0: "n", 2: "h", 3: "w"}, "layout": {0: "n", 2: "h8", 3: "w8"}})
+        names.insert(0, "carcassonne-layout")
+    tiles = train_carcassonne_tiles(crops, labels, spots, valid, params, seed + 1, log, device=device)
+    export_tile_model(tiles, out / "carcassonne-tiles.onnx", params, facts | {"crops": int(len(crops))})
+    for name in names:
         log(f"wrote {out / name}.onnx ({(out / f'{name}.onnx').stat().st_size / 1024:.0f} KiB)")
     return 0
