@@ -54,10 +54,13 @@ def test_the_cue_puts_avenue_first_for_the_avenue_samples(photo):
     assert detect.reading_order(cue)[0] == "avenue" and cue["avenue"] > 0.9
 
 
-def test_a_portrait_photo_is_turned_before_shrinking():
+def test_a_portrait_photo_is_turned_landscape_as_if_turned_before_shrinking():
     image = read_photo_file(PHOTOS["avenue"]).image
     upright = np.ascontiguousarray(np.rot90(image))
-    assert detect.small_photo(upright).shape == detect.small_photo(image).shape == (detect.DETECT.height, detect.DETECT.width, 3)
+    small = detect.small_photo(upright)
+    assert small.shape == detect.small_photo(image).shape == (detect.DETECT.height, detect.DETECT.width, 3)
+    turned_first = detect.small_photo(np.ascontiguousarray(upright.transpose(1, 0, 2)))     # already landscape
+    assert np.abs(small.astype(int) - turned_first).max() <= 1                              # shrunk first, turned after
 
 
 def test_the_second_look_finds_a_small_farmyard_the_first_look_doubts():

@@ -78,6 +78,7 @@ SECOND_LOOK = SecondLook()
 def small_photo(image: np.ndarray, params: Detect = DETECT) -> np.ndarray:
     """A BGR photo -> ``(height, width, 3)`` uint8, landscape, shrunk by area.
 
+    A portrait photo is shrunk first and turned after (turning 12 MP cost 25 ms).
     A large photo is first shrunk by a whole factor (each k x k block averaged: OpenCV's
     fast path for whole factors) to at least the target, then by area to it. Every pixel
     counts, as in the small photos the detector was trained on, and at 12 MP it costs half
@@ -96,14 +97,15 @@ def small_photo(image: np.ndarray, params: Detect = DETECT) -> np.ndarray:
 
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[0] > image.shape[1]:
-        image = np.ascontiguousarray(image.transpose(1, 0, 2))
+    portrait = image.shape[0] > image.shape[1]
+    width, height = (params.height, params.width) if portrait else (params.width, params.height)
     h, w = image.shape[:2]
-    k = max(1, int(min(w / params.width, h / params.height)))
+    k = max(1, int(min(w / width, h / height)))
     if k > 1:
         image = cv2.resize(image[:h - h % k, :w - w % k], ((w - w % k) // k, (h - h % k) // k),
                            interpolation=cv2.INTER_AREA)
-    return cv2.resize(image, (params.width, params.height), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(small.transpose(1, 0, 2)) if portrait else small      # turned once small
 
 
 def normalise_small(batch: np.ndarray) -> np.ndarray:
