@@ -17,8 +17,9 @@ not know the game. It asks, in this order:
    game (Avenue: the sheet's printed grid; Agricola: the grid crossings of
    the farmyard; Carcassonne: enough tiles whose edges agree,
    :func:`vision.carcassonne.read.layout_evidence`). The first reader that finds
-   its board reads the photo. A wrong cue therefore costs time, never
-   correctness.
+   its board reads the photo. A wrong cue therefore costs time (the wrong
+   reader's search), and the game only where that reader takes another
+   game's board for its own (docs/reading.md).
 
 When ``--game`` is given and its reader finds nothing, the other readers are
 asked (most likely first), and the one that finds its board names what the
