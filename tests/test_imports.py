@@ -6,12 +6,12 @@ The layers, bottom first:
 1. ``scoring``: the rules, no image code;
 2. the shared stages (:data:`SHARED`): photo decoding, the boards' geometry and outlines, the
    ONNX runtime and model registry (``vision.classify``), the user's files and a photo's inputs
-   (``vision.inputs``), the reader protocol (``vision.reading``), the game detector, the
-   renderer's kit;
+   (``vision.inputs``), the reader protocol (``vision.reading``), the renderer's kit;
 3. one package per game (``vision.avenue``, ``vision.agricola``, ``vision.carcassonne``): its
    reader's stages, and beside them its tools (:data:`TOOLS`: renderer, foreign proxy, training,
    calibration command, templates), which no stage imports;
-4. ``vision.read``: the dispatch to every game's reader;
+4. ``vision.read``: the dispatch to every game's reader, and ``vision.detect``, the game detector
+   (its second look asks the Agricola reader's board mask);
 5. the applications (:data:`APPLICATIONS`).
 """
 
@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 GAMES = ("avenue", "agricola", "carcassonne")
 TOOLS = ("render", "proxy", "train", "calibrate", "template")
 SHARED = {"vision", "vision.limits", "vision.photo", "vision.geometry", "vision.quad", "vision.classify",
-          "vision.truth", "vision.inputs", "vision.reading", "vision.detect", "vision.progress",
+          "vision.truth", "vision.inputs", "vision.reading", "vision.progress",
           "vision.render", "vision.render.camera", "vision.render.draw", "vision.render.handwriting"}
 #: The applications, and the packages of applications (every module in them is one).
 APPLICATIONS = {"vision.batch", "vision.bench", "vision.cli", "vision.learn", "vision.review", "vision.serve",
@@ -97,7 +97,7 @@ def graph():
 
 def test_every_module_has_its_layer(graph):
     vision = {m for m in graph if m.startswith("vision")}
-    placed = SHARED | {"vision.read"} | {m for m in vision if game_of(m) or is_application(m)}
+    placed = SHARED | {"vision.read", "vision.detect"} | {m for m in vision if game_of(m) or is_application(m)}
     assert vision - placed == set(), "a new module: put it in a layer here"
     assert {"vision.avenue.read", "vision.agricola.read", "vision.carcassonne.read"} <= vision
 
@@ -122,7 +122,7 @@ def test_no_game_imports_another(graph):
 
 
 def test_the_dispatch_imports_readers_not_tools_nor_applications(graph):
-    assert {b for b in graph["vision.read"] if is_tool(b) or is_application(b)} == set()
+    assert {b for a in ("vision.read", "vision.detect") for b in graph[a] if is_tool(b) or is_application(b)} == set()
 
 
 def test_nothing_below_the_applications_imports_one(graph):

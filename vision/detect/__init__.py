@@ -6,14 +6,20 @@ not know the game. It asks, in this order:
 1. **The cue** (:func:`game_cue`): a tiny ONNX classifier
    (``models/game-detector.onnx``, trained by ``python -m vision.train
    --game detector``) looks at the photo shrunk to 256 x 192 pixels and
-   says how likely each game is. It costs a few milliseconds.
+   says how likely each game is (:func:`photo_cue`). It costs a few
+   milliseconds. Where it is unsure, it takes a second look
+   (:func:`second_look`): the Agricola reader's board mask (its first
+   stage, a few milliseconds more) says whether a farmyard-sized region is
+   there at all, and the classifier looks again at a view cut around that
+   region, as it was trained to (a small farmyard among clutter shows larger).
 2. **The readers' own checks**, most likely game first
    (:func:`reading_order`): each reader refuses a photo that is not its
    game (Avenue: the sheet's printed grid; Agricola: the grid crossings of
    the farmyard; Carcassonne: enough tiles whose edges agree,
    :func:`vision.carcassonne.read.layout_evidence`). The first reader that finds
-   its board reads the photo. A wrong cue therefore costs time, never
-   correctness.
+   its board reads the photo. A wrong cue therefore costs time (the wrong
+   reader's search), and the game only where that reader takes another
+   game's board for its own (docs/reading.md).
 
 When ``--game`` is given and its reader finds nothing, the other readers are
 asked (most likely first), and the one that finds its board names what the
@@ -52,9 +58,28 @@ class Detect:
 DETECT = Detect()
 
 
+@dataclass(frozen=True)
+class SecondLook:
+    """When and how the cue looks again (:func:`second_look`). The region is the largest that the
+    Agricola reader's board mask marks (:func:`farmyard_region`), as a share of the photo. Chosen on
+    the tuning sets (own art of set 2, the proxies' tuning seeds); see models/game-detector.md."""
+
+    sure: float = 0.99            # the first look's likeliest game at this probability or more: taken as it is
+    no_farmyard: float = 0.005    # a region smaller than this (none, or specks): Agricola asked last
+    farmyard: float = 0.15        # a region this large or larger: Agricola asked first (no other board
+    #                               marks so much of the mask; a farmyard that fills the view confuses the cue)
+    zoom_from: float = 0.03       # a region this large or larger is looked at again, in a view cut around it
+    zoom_width: float = 0.55      # the region's share of that view's width (the detector trained on views
+    #                               of a third to three quarters: vision.train.zoom_view)
+
+
+SECOND_LOOK = SecondLook()
+
+
 def small_photo(image: np.ndarray, params: Detect = DETECT) -> np.ndarray:
     """A BGR photo -> ``(height, width, 3)`` uint8, landscape, shrunk by area.
 
+    A portrait photo is shrunk first and turned after (turning 12 MP cost 25 ms).
     A large photo is first shrunk by a whole factor (each k x k block averaged: OpenCV's
     fast path for whole factors) to at least the target, then by area to it. Every pixel
     counts, as in the small photos the detector was trained on, and at 12 MP it costs half
@@ -73,14 +98,15 @@ def small_photo(image: np.ndarray, params: Detect = DETECT) -> np.ndarray:
 
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[0] > image.shape[1]:
-        image = np.ascontiguousarray(image.transpose(1, 0, 2))
+    portrait = image.shape[0] > image.shape[1]
+    width, height = (params.height, params.width) if portrait else (params.width, params.height)
     h, w = image.shape[:2]
-    k = max(1, int(min(w / params.width, h / params.height)))
+    k = max(1, int(min(w / width, h / height)))
     if k > 1:
         image = cv2.resize(image[:h - h % k, :w - w % k], ((w - w % k) // k, (h - h % k) // k),
                            interpolation=cv2.INTER_AREA)
-    return cv2.resize(image, (params.width, params.height), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(small.transpose(1, 0, 2)) if portrait else small      # turned once small
 
 
 def normalise_small(batch: np.ndarray) -> np.ndarray:
@@ -115,9 +141,9 @@ def _session(model: str):
     return session, tuple(labels)
 
 
-def game_cue(image: np.ndarray, params: Detect = DETECT) -> dict[str, float]:
-    """How likely each game is, from the photo shrunk (a BGR array) to the size the model
-    takes: game -> probability."""
+def photo_cue(image: np.ndarray, params: Detect = DETECT) -> dict[str, float]:
+    """How likely each game is, by the detector alone, from the photo (a BGR array, or a view of
+    one) shrunk to the size the model takes: game -> probability."""
     session, labels = _session(params.model)
     height, width = session.get_inputs()[0].shape[2:]
     x = normalise_small(small_photo(image, replace(params, width=width, height=height))[None])
@@ -125,6 +151,91 @@ def game_cue(image: np.ndarray, params: Detect = DETECT) -> dict[str, float]:
     p = np.exp(logits - logits.max())
     p /= p.sum()
     return {label: float(v) for label, v in zip(labels, p)}
+
+
+def game_cue(image: np.ndarray, params: Detect = DETECT, look: SecondLook = SECOND_LOOK) -> dict[str, float]:
+    """How likely each game is (game -> probability): the detector's first look at the whole
+    photo (:func:`photo_cue`), and where it is unsure, its second look (:func:`second_look`)."""
+    cue = photo_cue(image, params)
+    if max(cue.values()) >= look.sure:
+        return cue
+    return second_look(image, cue, params, look)
+
+
+def farmyard_region(image: np.ndarray) -> tuple[float, np.ndarray | None]:
+    """The largest region that the Agricola reader's board mask (:func:`vision.agricola.locate.board_mask`)
+    marks as board: its share of the photo, and its box ``(x0, y0, x1, y1)`` in photo pixels (None
+    where the mask marks nothing)."""
+    import cv2
+
+    from vision.agricola.locate import board_mask
+    from vision.agricola.params import FIND
+
+    prob, k = board_mask(image)
+    count, _, stats, _ = cv2.connectedComponentsWithStats((prob > FIND.mask_threshold).astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return 0.0, None
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h, area = (int(v) for v in stats[i])
+    return area / prob.size, np.array([x, y, x + w, y + h], np.float64) / k
+
+
+def board_view(image: np.ndarray, box: np.ndarray, width_share: float = SECOND_LOOK.zoom_width) -> np.ndarray:
+    """A 4:3 view of ``image`` (upright where the photo is) around ``box`` ``(x0, y0, x1, y1)``: the
+    box ``width_share`` of the view's width (or 90% of its height, where that is larger), centred
+    on it and moved inside the photo, as :func:`vision.train.zoom_view` cuts the detector's training views.
+
+    >>> board_view(np.zeros((300, 400, 3), np.uint8), np.array([100, 100, 155, 130])).shape
+    (75, 100, 3)
+    >>> board_view(np.zeros((300, 400, 3), np.uint8), np.array([0, 0, 400, 300])).shape
+    (300, 400, 3)
+    """
+    h, w = image.shape[:2]
+    portrait = h > w
+    x0, y0, x1, y1 = (float(v) for v in box)
+    bw, bh = (y1 - y0, x1 - x0) if portrait else (x1 - x0, y1 - y0)
+    side = max(bw / width_share, bh * 4 / 3 / 0.9)
+    vw, vh = (side * 3 / 4, side) if portrait else (side, side * 3 / 4)
+    vw, vh = min(int(round(vw)), w), min(int(round(vh)), h)
+    left = int(np.clip(round((x0 + x1 - vw) / 2), 0, w - vw))
+    top = int(np.clip(round((y0 + y1 - vh) / 2), 0, h - vh))
+    return image[top:top + vh, left:left + vw]
+
+
+def weigh_farmyard(cue: dict[str, float], share: float, look: SecondLook = SECOND_LOOK) -> dict[str, float]:
+    """The cue, weighed by the largest region of the Agricola board mask (``share`` of the photo):
+    below :attr:`SecondLook.no_farmyard` Agricola is made least likely (probability 0), from
+    :attr:`SecondLook.farmyard` most likely (0.6, the other games sharing 0.4 in their order);
+    between the two the cue is as it was.
+
+    >>> weigh_farmyard({"agricola": 0.7, "avenue": 0.1, "carcassonne": 0.2}, 0.0)
+    {'agricola': 0.0, 'avenue': 0.3333333333333333, 'carcassonne': 0.6666666666666666}
+    >>> reading_order(weigh_farmyard({"agricola": 0.2, "avenue": 0.1, "carcassonne": 0.7}, 0.4))
+    ['agricola', 'carcassonne', 'avenue']
+    >>> weigh_farmyard({"agricola": 0.2, "avenue": 0.1, "carcassonne": 0.7}, 0.05)["agricola"]
+    0.2
+    """
+    others = sum(p for g, p in cue.items() if g != "agricola")
+    if "agricola" not in cue or others <= 0 or look.no_farmyard <= share < look.farmyard:
+        return dict(cue)
+    first = 0.0 if share < look.no_farmyard else 0.6
+    return {g: first if g == "agricola" else (1 - first) * p / others for g, p in cue.items()}
+
+
+def second_look(image: np.ndarray, cue: dict[str, float], params: Detect = DETECT,
+                look: SecondLook = SECOND_LOOK) -> dict[str, float]:
+    """The cue of an unsure first look, looked at again: the Agricola reader's board mask
+    (:func:`farmyard_region`) weighs Agricola (:func:`weigh_farmyard`), and a farmyard-sized
+    region (:attr:`SecondLook.zoom_from`, short of a sure one) is looked at in a view around it
+    (:func:`board_view`); the two looks' probabilities are multiplied."""
+    share, box = farmyard_region(image)
+    cue = weigh_farmyard(cue, share, look)
+    if box is None or not look.zoom_from <= share < look.farmyard:
+        return cue
+    zoom = photo_cue(board_view(image, box, look.zoom_width), params)
+    both = {g: p * zoom.get(g, 0.0) for g, p in cue.items()}
+    total = sum(both.values())
+    return {g: p / total for g, p in both.items()} if total > 0 else cue
 
 
 def reading_order(cue: dict[str, float]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detect import game_cue, reading_order
+from vision.detect import game_cue, photo_cue, reading_order
 
 
 # ---------------------------------------------------------------------------
@@ -19,7 +19,9 @@ def measure(folders, cue_only: bool = False, log=print) -> dict:
     its truth file NAME.truth.json, whose ``game`` is the truth). Returns the cue's accuracy, the accuracy of the whole
     detection (the cue, then the readers' checks: :func:`vision.read.read_photo` without a game),
     and what detection adds to each photo's time: the cue (shrinking and the model, after
-    decoding), plus the readers that refused it before the right one read it."""
+    decoding, and its second look where it takes one), plus the readers that refused it before
+    the right one read it. ``first_look_right`` counts the cue's first look alone
+    (:func:`vision.detect.photo_cue`), as the cue was before its second look."""
     import json
     import time
     from pathlib import Path
@@ -39,7 +41,7 @@ def measure(folders, cue_only: bool = False, log=print) -> dict:
         cue = game_cue(image)
         cue_ms = (time.perf_counter() - t0) * 1000
         row = {"photo": path.name, "truth": truth, "cue": reading_order(cue)[0], "p": round(cue[truth], 4),
-               "cue_ms": round(cue_ms, 2)}
+               "cue_ms": round(cue_ms, 2), "first_look": reading_order(photo_cue(image))[0]}
         if not cue_only:
             try:
                 reading = read_photo(path, None, use_saved=False)
@@ -56,6 +58,7 @@ def measure(folders, cue_only: bool = False, log=print) -> dict:
     added = [r.get("added_ms", r["cue_ms"]) for r in rows]
     out = {"photos": n, "cue_right": sum(r["cue"] == r["truth"] for r in rows),
            "cue_wrong": [r["photo"] for r in rows if r["cue"] != r["truth"]],
+           "first_look_right": sum(r["first_look"] == r["truth"] for r in rows),
            "added_ms_median": float(np.median(added)) if rows else None,
            "added_ms_mean": round(float(np.mean(added)), 1) if rows else None,
            "added_ms_max": max(added, default=None),
