@@ -180,6 +180,7 @@ def test_batch_reads_a_mixed_folder_and_export_takes_one_game(tmp_path):
     assert {r.player: r.game for r in records} == {g: g for g in PHOTOS}
     for r in records:                              # the models that read each photo, by their hashes
         assert r.models["game-detector"] == sha256(ROOT / "models" / "game-detector.onnx")
+        assert r.models["agricola-board"] == sha256(ROOT / "models" / "agricola-board.onnx")   # the second look's
         assert set(game_reader(r.game).models) <= set(r.models)
         assert r.adapted == []
     refused = cli("export", "--db", db, "--json", env=env)

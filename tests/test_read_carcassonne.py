@@ -350,3 +350,17 @@ def test_bench_counts_a_tile_turned_onto_itself_as_read_right():
     assert meeple_counts(truth, read)["meeples_placed"] == 1
     other = rules.from_text("carcassonne; D@0,0 U@1,0:90; red@1,0:field:N.l")
     assert not same_state("carcassonne", truth, other)
+
+
+def test_an_avenue_sheet_is_never_read_as_a_carcassonne_layout(tmp_path):
+    """Photo 157 of the Avenue bench (``synth --game avenue --seed 1 --megapixels 12 --split test``)
+    was read as a layout of five doubtful tiles (confidences adding up to 1.9) and scored; now it is
+    refused. (The cue takes this sheet for a layout, so the refusal cannot name the game it shows.)"""
+    from vision.read import read_photo
+    from vision.render import photo_seed, render_jpeg
+
+    data, _ = render_jpeg("avenue", photo_seed(1, 157), megapixels=12, split="test")
+    photo = tmp_path / "avenue-s1-0157.jpg"
+    photo.write_bytes(data)
+    with pytest.raises(UserError, match="no Carcassonne layout found.*confidences adding up to 1.9"):
+        read_photo(photo, "carcassonne")

@@ -362,14 +362,16 @@ def read_photo(photo: str | Path | np.ndarray, game: str | None = None, *, debug
 # Which models read a photo
 
 def models_used(game: str, detected: bool = False) -> tuple[dict[str, str], list[str]]:
-    """The models that read a photo of ``game`` (:attr:`GameReader.models`, and ``game-detector``
-    for a photo whose game was not given): name -> SHA-256 of the file read, and the
+    """The models that read a photo of ``game`` (:attr:`GameReader.models`, and the detector's,
+    :data:`vision.detect.MODELS`, for a photo whose game was not given): name -> SHA-256 of the file read, and the
     names of those adapted to this set by ``scorelens learn``. A reader adds what only it
     knows (Carcassonne: the calibration it read with, ``carcassonne-tiles+calibration``)."""
+    from vision import detect
     from vision.classify import MODELS_DIR
     from vision.inputs import adapted_model, model_sha256
 
-    names = game_reader(game).models + (("game-detector",) if detected else ())
+    names = game_reader(game).models
+    names += tuple(m for m in detect.MODELS if m not in names) if detected else ()
     hashes, adapted = {}, []
     for name in names:
         shipped = MODELS_DIR / f"{name}.onnx"

@@ -171,6 +171,8 @@ class Evidence:
     min_tiles: int = 4                 # tiles in the layout, at least (a finished game has dozens)
     max_mismatched: float = 0.25       # share of touching edges that do not match, at most
     min_confidence: float = 0.35       # mean confidence of the tiles read, at least
+    min_evidence: float = 3.5          # the tiles' confidences added up, at least: a few sure tiles (another
+    #                                    game's board read as a layout gives 5-7 doubtful ones, adding up to 1.9-3)
 
 
 EVIDENCE = Evidence()
@@ -201,7 +203,14 @@ def edge_agreement(layout: rules.Layout) -> tuple[int, int]:
 
 def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = EVIDENCE) -> str | None:
     """Why the layout read is no Carcassonne layout (too few tiles, edges that disagree,
-    tiles read without confidence), or None when it shows enough evidence of one."""
+    tiles read without confidence), or None when it shows enough evidence of one.
+
+    >>> cloisters = rules.from_text("carcassonne 3; B@0,0 B@1,0 B@0,1 B@1,1 B@2,1")
+    >>> layout_evidence(cloisters, {f"tile:{t.x},{t.y}": 0.99 for t in cloisters.tiles}) is None
+    True
+    >>> layout_evidence(cloisters, {f"tile:{t.x},{t.y}": 0.6 for t in cloisters.tiles})
+    '5 tiles read, their confidences adding up to 3.0, less than 3.5'
+    """
     n = len(layout.tiles)
     if n < params.min_tiles:
         return f"{n} tile{'s' if n != 1 else ''} read, fewer than {params.min_tiles}"
@@ -211,6 +220,8 @@ def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = 
     tiles = [confidences[f"tile:{t.x},{t.y}"] for t in layout.tiles if f"tile:{t.x},{t.y}" in confidences]
     if tiles and float(np.mean(tiles)) < params.min_confidence:
         return f"the tiles are read with a mean confidence of {float(np.mean(tiles)):.2f}"
+    if tiles and sum(tiles) < params.min_evidence:
+        return f"{n} tiles read, their confidences adding up to {sum(tiles):.1f}, less than {params.min_evidence}"
     return None
 
 

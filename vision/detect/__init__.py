@@ -41,6 +41,9 @@ import numpy as np
 #: The games the detector tells apart, in the order of its outputs.
 GAMES = ("agricola", "avenue", "carcassonne")
 
+#: The models the detector may run: the cue's, and the Agricola board mask of its second look.
+MODELS = ("game-detector", "agricola-board")
+
 #: What each game's board is called in a message.
 BOARD_NAMES = {"agricola": "an Agricola farmyard", "avenue": "an Avenue sheet",
                "carcassonne": "a Carcassonne layout"}
