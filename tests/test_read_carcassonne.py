@@ -352,15 +352,19 @@ def test_bench_counts_a_tile_turned_onto_itself_as_read_right():
     assert not same_state("carcassonne", truth, other)
 
 
-def test_an_avenue_sheet_is_never_read_as_a_carcassonne_layout(tmp_path):
-    """Photo 157 of the Avenue bench (``synth --game avenue --seed 1 --megapixels 12 --split test``)
-    was read as a layout of five doubtful tiles (confidences adding up to 1.9) and scored; now it is
-    refused. (The cue takes this sheet for a layout, so the refusal cannot name the game it shows.)"""
+@pytest.mark.parametrize("seed, index, why", [(1, 157, "confidences adding up to 1.9"),
+                                               (2, 0, "none of the 10 tiles read shows a city")])
+def test_an_avenue_sheet_is_never_read_as_a_carcassonne_layout(tmp_path, seed, index, why):
+    """Two Avenue sheets (``synth --game avenue --seed S --megapixels 12 --split test``) that the
+    Carcassonne reader took for layouts and scored: photo 157 of the bench's seed 1, five doubtful
+    cloisters (their confidences adding up to 1.9), and photo 0 of seed 2, whose roads, cell by cell,
+    read as ten sure road tiles whose edges agree, and no city. Now both are refused. (The cue takes
+    the first for a layout, so that refusal cannot name the game it shows.)"""
     from vision.read import read_photo
     from vision.render import photo_seed, render_jpeg
 
-    data, _ = render_jpeg("avenue", photo_seed(1, 157), megapixels=12, split="test")
-    photo = tmp_path / "avenue-s1-0157.jpg"
+    data, _ = render_jpeg("avenue", photo_seed(seed, index), megapixels=12, split="test")
+    photo = tmp_path / f"avenue-s{seed}-{index:04d}.jpg"
     photo.write_bytes(data)
-    with pytest.raises(UserError, match="no Carcassonne layout found.*confidences adding up to 1.9"):
+    with pytest.raises(UserError, match=f"no Carcassonne layout found.*{why}"):
         read_photo(photo, "carcassonne")

@@ -173,6 +173,8 @@ class Evidence:
     min_confidence: float = 0.35       # mean confidence of the tiles read, at least
     min_evidence: float = 3.5          # the tiles' confidences added up, at least: a few sure tiles (another
     #                                    game's board read as a layout gives 5-7 doubtful ones, adding up to 1.9-3)
+    needs_city: bool = True            # some tile shows a city: every game starts from one that does (an Avenue
+    #                                    sheet's roads, cell by cell, read as ten sure road tiles whose edges agree)
 
 
 EVIDENCE = Evidence()
@@ -206,10 +208,14 @@ def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = 
     tiles read without confidence), or None when it shows enough evidence of one.
 
     >>> cloisters = rules.from_text("carcassonne 3; B@0,0 B@1,0 B@0,1 B@1,1 B@2,1")
-    >>> layout_evidence(cloisters, {f"tile:{t.x},{t.y}": 0.99 for t in cloisters.tiles}) is None
+    >>> start = rules.from_text("carcassonne 3; E@0,0 B@1,0 B@0,1 B@1,1 B@2,1")
+    >>> layout_evidence(start, {f"tile:{t.x},{t.y}": 0.99 for t in start.tiles}) is None
     True
-    >>> layout_evidence(cloisters, {f"tile:{t.x},{t.y}": 0.6 for t in cloisters.tiles})
+    >>> layout_evidence(start, {f"tile:{t.x},{t.y}": 0.6 for t in start.tiles})
     '5 tiles read, their confidences adding up to 3.0, less than 3.5'
+    >>> cloisters = rules.from_text("carcassonne 3; B@0,0 B@1,0 B@0,1 B@1,1 B@2,1")
+    >>> layout_evidence(cloisters, {f"tile:{t.x},{t.y}": 0.99 for t in cloisters.tiles})
+    'none of the 5 tiles read shows a city (every game starts from one that does)'
     """
     n = len(layout.tiles)
     if n < params.min_tiles:
@@ -222,6 +228,9 @@ def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = 
         return f"the tiles are read with a mean confidence of {float(np.mean(tiles)):.2f}"
     if tiles and sum(tiles) < params.min_evidence:
         return f"{n} tiles read, their confidences adding up to {sum(tiles):.1f}, less than {params.min_evidence}"
+    if params.needs_city and not any(part.kind == "city" for t in layout.tiles
+                                     for part in layout.catalogue[t.tile].parts):
+        return f"none of the {n} tiles read shows a city (every game starts from one that does)"
     return None
 
 
