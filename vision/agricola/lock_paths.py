@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from vision.agricola.locate import crossings_moved
+from vision.agricola.windows import board_corners_mm
 from vision.geometry import AGRICOLA, AgricolaBoard
 from vision.quad import warp
 
@@ -232,8 +234,9 @@ def fit_lines(lines: dict, p: PathLines = PATHS, g: AgricolaBoard = AGRICOLA) ->
 def place_on_paths(image: np.ndarray, h_mm_to_img: np.ndarray, p: PathLines = PATHS,
                    g: AgricolaBoard = AGRICOLA) -> np.ndarray | None:
     """The lock ``h_mm_to_img`` (board mm -> ``image`` pixels) with each fence line moved to the
-    middle of its printed path (see the module's text), or None where the paths do not say
-    surely where the lines are."""
+    middle of its printed path (see the module's text); None where the paths do not say surely
+    where the lines are, or say that no crossing is :attr:`PathLines.min_move_mm` off (nothing
+    to correct) or that one is further than :attr:`PathLines.max_move_mm` (not this board's place)."""
     board = warp(image, h_mm_to_img, g.width_mm, g.height_mm, p.px_per_mm)
     profiles = side_profiles(board if board.ndim == 3 else board[..., None], p, g)
     paths = {key: [paths_across(_lab(prof), p) for _, _, prof in sides] for key, sides in profiles.items()}
@@ -254,8 +257,6 @@ def place_on_paths(image: np.ndarray, h_mm_to_img: np.ndarray, p: PathLines = PA
     correction = fit_lines(lines, p, g)
     if correction is None:
         return None
-    from vision.agricola.locate import crossings_moved
-
     if not p.min_move_mm <= crossings_moved(correction) <= p.max_move_mm:
         return None
     return h_mm_to_img @ correction
@@ -269,7 +270,5 @@ def placed(image: np.ndarray, found, p: PathLines = PATHS):
     h = place_on_paths(image, found.h_mm_to_img, p)
     if h is None:
         return found
-    from vision.agricola.windows import board_corners_mm
-
     corners = cv2.perspectiveTransform(board_corners_mm()[None], h)[0].astype(np.float32)
     return replace(found, corners=corners, h_mm_to_img=h)
