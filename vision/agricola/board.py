@@ -441,6 +441,15 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
 
 def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH,
                   grid: bool = True, search_on: Callable | None = None):
+    """The board to read (:func:`confirmed`), its fence lines then placed at the middles of their
+    printed paths (:func:`vision.agricola.lock_paths.placed`)."""
+    from vision.agricola.lock_paths import placed
+
+    return placed(image, confirmed(image, found, report, params, grid, search_on))
+
+
+def confirmed(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH,
+              grid: bool = True, search_on: Callable | None = None):
     """The board to read: ``found`` (from the shipped search or the calibrated one) if it is sure
     (:attr:`vision.agricola.FindBoard.sure_crossings`); else the board that :func:`locate` finds
     from the grid of fence lines, if it is sure and agrees on more crossings; else the one of
