@@ -737,7 +737,7 @@ def carcassonne_training_data(params: CarcassonneTraining, seed: int, quick: boo
     jobs = carcassonne_photo_jobs(params, quick) if jobs is None else jobs
     work = partial(carcassonne_photo_data, seed=seed, params=params, views=views)
     all_views, crops, labels, valid, spots = [], [], [], [], []
-    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    pool = multiprocessing.Pool(workers) if workers > 1 else None
     results = pool.imap(work, jobs, chunksize=2) if pool else map(work, jobs)
     done = 0
     try:
