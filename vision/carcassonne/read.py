@@ -207,7 +207,6 @@ def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = 
     """Why the layout read is no Carcassonne layout (too few tiles, edges that disagree,
     tiles read without confidence), or None when it shows enough evidence of one.
 
-    >>> cloisters = rules.from_text("carcassonne 3; B@0,0 B@1,0 B@0,1 B@1,1 B@2,1")
     >>> start = rules.from_text("carcassonne 3; E@0,0 B@1,0 B@0,1 B@1,1 B@2,1")
     >>> layout_evidence(start, {f"tile:{t.x},{t.y}": 0.99 for t in start.tiles}) is None
     True
@@ -226,8 +225,9 @@ def layout_evidence(layout: rules.Layout, confidences: dict, params: Evidence = 
     tiles = [confidences[f"tile:{t.x},{t.y}"] for t in layout.tiles if f"tile:{t.x},{t.y}" in confidences]
     if tiles and float(np.mean(tiles)) < params.min_confidence:
         return f"the tiles are read with a mean confidence of {float(np.mean(tiles)):.2f}"
-    if tiles and sum(tiles) < params.min_evidence:
-        return f"{n} tiles read, their confidences adding up to {sum(tiles):.1f}, less than {params.min_evidence}"
+    evidence = sum(tiles)
+    if tiles and evidence < params.min_evidence:
+        return f"{n} tiles read, their confidences adding up to {evidence:.1f}, less than {params.min_evidence}"
     if params.needs_city and not any(part.kind == "city" for t in layout.tiles
                                      for part in layout.catalogue[t.tile].parts):
         return f"none of the {n} tiles read shows a city (every game starts from one that does)"

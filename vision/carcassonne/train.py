@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -450,19 +451,14 @@ def carcassonne_photo(job) -> tuple[bytes, dict, bool]:
 def carcassonne_photos(params: CarcassonneTraining = CARCASSONNE_TRAINING, quick: bool = False, log=print):
     """The rendered training photos, ``(jpeg bytes, truth)``, rendered once and kept in the cache:
     the sets of our own art styles, then the sets of the wide family."""
-    made, last = 0, None
-    for job in carcassonne_photo_jobs(params, quick):
-        if last is not None and job[0] != last[0]:
-            log(f"  set {last[0]}{' (wide family)' if last[2] else ''}: {last[1] + 1} photos "
-                f"({made} rendered now, the rest from {params.cache})")
-            made = 0
-        data, truth, fresh = carcassonne_photo(job)
-        made += fresh
-        last = job
-        yield data, truth
-    if last is not None:
-        log(f"  set {last[0]}{' (wide family)' if last[2] else ''}: {last[1] + 1} photos "
-            f"({made} rendered now, the rest from {params.cache})")
+    for s, jobs in itertools.groupby(carcassonne_photo_jobs(params, quick), key=lambda job: job[0]):
+        made = n = 0
+        for n, job in enumerate(jobs, 1):
+            data, truth, fresh = carcassonne_photo(job)
+            made += fresh
+            yield data, truth
+        log(f"  set {s}{' (wide family)' if job[2] else ''}: {n} photos ({made} rendered now, the rest from "
+            f"{params.cache})")
 
 
 def carcassonne_photo_data(job, seed: int, params: CarcassonneTraining = CARCASSONNE_TRAINING,
@@ -472,7 +468,6 @@ def carcassonne_photo_data(job, seed: int, params: CarcassonneTraining = CARCASS
     random stream of the photo's own, so that photos can be cut in any order, by several processes."""
     from vision.photo import decode_bytes
 
-    cv2.setNumThreads(1)
     data, truth, _ = carcassonne_photo(job)
     photo = decode_bytes(data, "training photo")
     rng = np.random.default_rng([seed, 7, job[0], job[1]])
@@ -737,14 +732,18 @@ def carcassonne_training_data(params: CarcassonneTraining, seed: int, quick: boo
     jobs = carcassonne_photo_jobs(params, quick) if jobs is None else jobs
     work = partial(carcassonne_photo_data, seed=seed, params=params, views=views)
     all_views, crops, labels, valid, spots = [], [], [], [], []
-    pool = multiprocessing.Pool(workers) if workers > 1 else None
+    # fresh processes (a fork can inherit OpenCV's thread pool mid-work and hang), each with one
+    # OpenCV thread: the processes side by side are the parallelism
+    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) \
+        if workers > 1 else None
     results = pool.imap(work, jobs, chunksize=2) if pool else map(work, jobs)
-    done = 0
+    done = offset = 0
     try:
         for v, c, y, s, ok in tqdm(results, total=len(jobs), desc="cutting photos", unit="photo",
                                    file=sys.stderr, disable=None):
             all_views += v
-            spots += [(n + sum(len(a) for a in crops), u, w, cls) for n, u, w, cls in s]
+            spots += [(n + offset, u, w, cls) for n, u, w, cls in s]
+            offset += len(c)
             crops.append(c)
             labels.append(y)
             valid.append(ok)
