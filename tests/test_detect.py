@@ -160,6 +160,84 @@ def test_a_photo_of_no_game_is_refused_naming_every_game(tmp_path):
     assert "\n" not in line and "no Agricola farmyard, Avenue sheet or Carcassonne layout found in" in line
 
 
+def _readers_that_log(calls: list, finds: dict) -> dict:
+    """Stand-ins for the three readers: each logs ``(game, brief)`` and, as ``finds[game]`` says,
+    reads ("always"), stops short when asked briefly ("searching on"), or refuses ("never")."""
+    from vision import UserError
+    from vision.reading import LookedBriefly
+
+    def reader(game):
+        def read(image, source, clock, brief=False, **options):
+            calls.append((game, brief))
+            if finds[game] == "always" or (finds[game] == "searching on" and not brief):
+                return f"{game} read"
+            error = LookedBriefly if brief and finds[game] == "searching on" else UserError
+            raise error.naming(source, f"no {detect.BOARD_NAMES[game].split(' ', 1)[1]} found in {source}")
+        return read
+    return {game: reader(game) for game in finds}
+
+
+@pytest.mark.parametrize("cue, calls_made", [
+    # unsure: each reader is asked in turn, Carcassonne's briefly (the others' whole search is
+    # asked at once), and where a brief look stopped short it searches on after the others
+    ({"carcassonne": 0.6, "agricola": 0.3, "avenue": 0.1},
+     [("carcassonne", True), ("agricola", False), ("avenue", False), ("carcassonne", False)]),
+    # unsure, but likely enough: the reader that stopped short searches on at once
+    ({"carcassonne": 0.95, "agricola": 0.04, "avenue": 0.01}, [("carcassonne", True), ("carcassonne", False)]),
+    # sure: the likeliest reader searches at once
+    ({"carcassonne": 0.995, "agricola": 0.004, "avenue": 0.001}, [("carcassonne", False)]),
+])
+def test_an_unsure_cue_asks_every_reader_briefly_before_any_searches_on(monkeypatch, cue, calls_made):
+    from vision import read
+    from vision.reading import _Clock
+
+    calls = []
+    monkeypatch.setattr(read, "READERS", _readers_that_log(
+        calls, {"carcassonne": "searching on", "agricola": "never", "avenue": "never"}))
+    monkeypatch.setattr(detect, "game_cue", lambda image: cue)
+    clock = _Clock()
+    reading, detection = read._first_board(np.zeros((30, 40, 3), np.uint8), "x.jpg", None, clock, {})
+    assert reading == "carcassonne read" and calls == calls_made
+    assert detection["tried"] == [game for game, _ in calls_made] and detection["brief"] == calls_made[0][1]
+    assert (set(clock.times) >= {"refused:agricola", "refused:avenue"}) == (len(calls_made) > 2)
+    assert ("refused:carcassonne" in clock.times) == calls_made[0][1]
+
+
+def test_a_reader_found_at_a_brief_look_is_read_before_the_likelier_one_searches_on(monkeypatch):
+    from vision import read
+    from vision.reading import _Clock
+
+    calls = []
+    monkeypatch.setattr(read, "READERS", _readers_that_log(
+        calls, {"carcassonne": "searching on", "agricola": "never", "avenue": "always"}))
+    monkeypatch.setattr(detect, "game_cue", lambda image: {"carcassonne": 0.56, "avenue": 0.44, "agricola": 0.0})
+    reading, detection = read._first_board(np.zeros((30, 40, 3), np.uint8), "x.jpg", None, _Clock(), {})
+    assert reading == "avenue read" and calls == [("carcassonne", True), ("avenue", False)]
+
+
+def test_the_carcassonne_reader_asked_briefly_reads_what_its_whole_search_reads_and_stops_short_on_a_bare_table():
+    """A brief look that finds the layout reads it as the whole search does (it stops at the same
+    lattice); on a bare table it refuses as having looked briefly, and the whole search plainly."""
+    import scoring
+    from vision import UserError
+    from vision.read import READERS
+    from vision.reading import LookedBriefly, _Clock
+
+    game = "carcassonne"
+    assert game_reader(game).looks_briefly and not game_reader("agricola").looks_briefly
+    image = read_photo_file(PHOTOS[game]).image
+    whole = READERS[game](image, "p.jpg", _Clock(), calibration=False)
+    briefly = READERS[game](image, "p.jpg", _Clock(), calibration=False, brief=True)
+    text = scoring.game_module(game).to_text
+    assert text(briefly.state) == text(whole.state) and briefly.confidences == whole.confidences
+    table = (np.random.default_rng(0).random((900, 1200, 3)) * 60 + 90).astype(np.uint8)
+    with pytest.raises(LookedBriefly, match=f"no {detect.BOARD_NAMES[game].split(' ', 1)[1]} found in table.jpg"):
+        READERS[game](table, "table.jpg", _Clock(), calibration=False, brief=True)
+    with pytest.raises(UserError) as refused:
+        READERS[game](table, "table.jpg", _Clock(), calibration=False)
+    assert not isinstance(refused.value, LookedBriefly) and detect.is_not_found(refused.value)
+
+
 # ---------------------------------------------------------------------------
 # batch: a mixed folder; export one game of it
 

@@ -42,7 +42,7 @@ from vision import photo as photo_stage
 from scoring.common import check_text, one_line
 from vision.limits import load_json, read_side
 from vision.avenue.read import read_avenue
-from vision.reading import Covered, GameReader, Reading, _Clock
+from vision.reading import Covered, GameReader, LookedBriefly, Reading, _Clock
 
 
 #: The games, each with its reader (:class:`vision.reading.GameReader`) in ``vision.GAME.read.READER``.
@@ -204,32 +204,69 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         for other in detect.reading_order(cue):
             if other == game:
                 break
-            try:
-                READERS[other](image, source, _Clock(), **_options_for(other, options, True))
+            try:                         # a brief look: a board that takes a long search to find hints nothing
+                READERS[other](image, source, _Clock(), **_options_for(other, options, True), **brief(other))
             except Exception:            # only a hint: whatever stops another reader, it names nothing
                 continue
             raise UserError.naming(source, detect.refusal(refused, game, other))
         raise UserError.naming(source, refused)
     cue = detect.game_cue(image)
     clock.lap("detect")
-    tried = []
-    for candidate in detect.reading_order(cue):
+    order = detect.reading_order(cue)
+    briefly = detect.asked_briefly(cue)
+    tried, searched_on = [], []
+
+    def record() -> dict:
+        """The detection's record: the cue, the games asked in turn, whether first briefly."""
+        return {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried, "brief": briefly}
+
+    def ask(candidate: str, looks: dict) -> Reading | None:
+        """``candidate``'s reading of the photo, or None where it refuses it (its whole time is then
+        one stage, "refused:GAME"; a brief look that stopped short is remembered to search on)."""
         tried.append(candidate)
-        trial = _Clock()          # a reader that refuses the photo: its whole time is one stage, "refused:GAME"
+        trial = _Clock()
         try:
             reading = READERS[candidate](image, source, trial, **_options_for(candidate, options, True),
-                                         **hook(candidate))
+                                         **hook(candidate), **looks)
         except UserError as e:
             if not detect.is_not_found(e):
                 raise
+            if isinstance(e, LookedBriefly):
+                searched_on.append(candidate)
             trial.lap("rest")
-            clock.times[f"refused:{candidate}"] = sum(trial.times.values())
+            key = f"refused:{candidate}"
+            clock.times[key] = clock.times.get(key, 0.0) + sum(trial.times.values())
             clock._t = trial._t
-            continue
+            return None
         clock.times.update(trial.times)
         clock._t = trial._t
-        return reading, {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried}
+        return reading
+
+    # where the cue is unsure, a reader that can looks briefly first (a wrong cue then costs a brief
+    # look, not a whole search); only then do those that stopped short search on, in the same order
+    # (at once where the cue holds their game likely: vision.detect.Asking)
+    for candidate, looks in [(g, brief(g) if briefly else {}) for g in order]:
+        reading = ask(candidate, looks)
+        if reading is None and candidate in searched_on and detect.searches_on_at_once(cue, candidate):
+            searched_on.remove(candidate)
+            reading = ask(candidate, {})
+        if reading is not None:
+            return reading, record()
+    for candidate in list(searched_on):
+        reading = ask(candidate, {})
+        if reading is not None:
+            return reading, record()
     raise UserError.naming(source, detect.none_found(source))
+
+
+def brief(game: str) -> dict:
+    """The option that asks ``game``'s reader for a brief look, where it takes one
+    (:attr:`GameReader.looks_briefly`): ``{"brief": True}``, or ``{}``.
+
+    >>> brief("carcassonne"), brief("avenue")
+    ({'brief': True}, {})
+    """
+    return {"brief": True} if game_reader(game).looks_briefly else {}
 
 
 def read_boards(photo: str | Path | np.ndarray, game: str | None = None, *, debug: str | Path | None = None,

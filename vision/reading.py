@@ -20,6 +20,17 @@ from typing import Any, Callable
 import numpy as np
 
 import scoring
+from vision import UserError
+
+
+class SearchCut(Exception):
+    """Raised by a stage told to look briefly (``brief=True``) where it would go on to search at length."""
+
+
+class LookedBriefly(UserError):
+    """A reader's refusal after a brief look (``read(..., brief=True)``): its board was not in sight at
+    once, and the longer search that would have followed was not made. A reading made briefly is the one
+    the whole search makes, since the search stops at the same board."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,8 @@ class GameReader:
     more_boards: dict | None = None         # read()'s options to look for one more board; None: one board a photo
     tells_located: bool = False             # read() takes on_located(corners, search), called once the board is
                                             # found, before it is read: the search for more boards starts then
+    looks_briefly: bool = False             # read() takes brief=True: it refuses (LookedBriefly) where its board
+                                            # is not found at a first look, rather than searching on
 
 
 @dataclass

@@ -60,7 +60,7 @@ from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES, flat_patches
 from vision.carcassonne.presence import tile_presence
 from vision.carcassonne.regions import part_map
 from vision.carcassonne.track import parse_track
-from vision.reading import GameReader
+from vision.reading import GameReader, LookedBriefly, SearchCut
 
 
 # ---------------------------------------------------------------------------
@@ -82,7 +82,7 @@ READ = Read()
 
 
 def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
-                params: Lattice = LATTICE, presence: bool | None = None):
+                params: Lattice = LATTICE, presence: bool | None = None, brief: bool = False):
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
     While no lattice found has squares that the tile model takes for tiles,
@@ -104,19 +104,25 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     a layout of art the model never saw does not fall apart into islands. By default
     (None) only with a calibration: without one, on our own art, it cost tiles on seed 1
     (20 photos: 93.3% of tiles, 50% exact layouts), so the uncalibrated reader is as before.
+
+    ``brief``: only the first way of finding lines is tried, on the whole layout map; where its
+    squares do not look like tiles, :class:`vision.reading.SearchCut` is raised rather than
+    searching on (a reader asked briefly while the game is being detected).
     """
     first = layout_map(image, layout_model, params)
     chosen = None
     mine = model.calibration is not None and model.calibration.method == "exemplars"
     accept = params.calibrated_accept if mine and params.by_likeness else params.accept
 
-    def looked(lmap) -> bool:
-        """Try the ways of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
+    # a busy table (a chequered cloth) can hide the tiles' lines
+    # the last way (CPU) only for a user's own set: uncalibrated it found nothing more on our art,
+    # and it slowed every refusal of another game's photo
+    ways = ((),) + params.retries + ((params.last_way,) if params.last_way and mine else ())
+
+    def looked(lmap, ways=ways) -> bool:
+        """Try the ``ways`` of finding lines on ``lmap``; whether a lattice's squares looked like tiles."""
         nonlocal chosen
-        # a busy table (a chequered cloth) can hide the tiles' lines
-        # the last way (CPU) only for a user's own set: uncalibrated it found nothing more on our art,
-        # and it slowed every refusal of another game's photo
-        for way in ((),) + params.retries + ((params.last_way,) if params.last_way and mine else ()):
+        for way in ways:
             fit = find_lattice(image, lmap, replace(params, **dict(way)))
             for candidate in [fit] + fit.others if fit is not None else []:   # runners-up while the best looks empty
                 tried = choose_lattice(image, candidate, model, params=params)
@@ -126,7 +132,10 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
                     return True
         return False
 
-    if not looked(look_closer(image, first, layout_model, params)):
+    if brief:
+        if not looked(look_closer(image, first, layout_model, params), ways[:1]):
+            raise SearchCut("no lattice of tiles at a first look")
+    elif not looked(look_closer(image, first, layout_model, params)):
         for part in layout_parts(first, params):    # each group of tiles seen apart from the others
             if looked(look_closer(image, part, layout_model, params)):
                 break
@@ -242,7 +251,8 @@ def _not_found(source: str, why: str | None = None):
 
 
 def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: dict | None = None,
-                     models: CarcassonneModels = MODELS, calibration=None, edition: int | None = None):
+                     models: CarcassonneModels = MODELS, calibration=None, edition: int | None = None,
+                     brief: bool = False):
     """Read a Carcassonne layout from a decoded photo (the stages after decoding).
 
     ``track`` holds each player's points on the score track (a dict, or
@@ -250,6 +260,8 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     (``side``, the photo's ``NAME.side.json``: ``{"track": {"red": 54}, "edition": 2}``).
     ``calibration``: a :class:`Calibration`, a file, False for none; by
     default the user's own (``scorelens calibrate``) if there is one.
+    ``brief``: the lattice is looked for at a first look only (:func:`read_layout`); a photo whose
+    layout is not seen there is refused with :class:`vision.reading.LookedBriefly`.
     """
     from vision import UserError
     from vision.reading import Reading
@@ -265,7 +277,10 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         raise UserError(source, f"edition: {e}") from None
     calib = load_calibration(calibration)
     model = TileModel(models.tiles, calib)
-    fit, cells = read_layout(image, model, models.layout, clock)
+    try:
+        fit, cells = read_layout(image, model, models.layout, clock, brief=brief)
+    except SearchCut as cut:
+        raise LookedBriefly.naming(source, f"no Carcassonne layout found in {source} ({cut})") from None
     if fit is None:
         raise _not_found(source)
     clock.lap("classify")
@@ -429,4 +444,5 @@ READER = GameReader(
     "carcassonne", read_carcassonne, draw_carcassonne, render_layout,
     options=("side", "track", "models", "calibration", "edition"),
     models=("carcassonne-layout", "carcassonne-tiles", "carcassonne-meeples"),
-    off_board=("track",), how_to_give="--track, PHOTO.side.json or the manifest's track column")
+    off_board=("track",), how_to_give="--track, PHOTO.side.json or the manifest's track column",
+    looks_briefly=True)
