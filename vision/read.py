@@ -212,18 +212,18 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         raise UserError.naming(source, refused)
     cue = detect.game_cue(image)
     clock.lap("detect")
-    order = detect.reading_order(cue)
-    briefly = detect.asked_briefly(cue)
-    tried, searched_on = [], []
+    tried, briefly, searched_on = [], [], []
 
     def record() -> dict:
-        """The detection's record: the cue, the games asked in turn, whether first briefly."""
+        """The detection's record: the cue, the games asked in turn, those asked briefly first."""
         return {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried, "brief": briefly}
 
     def ask(candidate: str, looks: dict) -> Reading | None:
         """``candidate``'s reading of the photo, or None where it refuses it (its whole time is then
         one stage, "refused:GAME"; a brief look that stopped short is remembered to search on)."""
         tried.append(candidate)
+        if looks:
+            briefly.append(candidate)
         trial = _Clock()
         try:
             reading = READERS[candidate](image, source, trial, **_options_for(candidate, options, True),
@@ -242,14 +242,11 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         clock._t = trial._t
         return reading
 
-    # where the cue is unsure, a reader that can looks briefly first (a wrong cue then costs a brief
-    # look, not a whole search); only then do those that stopped short search on, in the same order
-    # (at once where the cue holds their game likely: vision.detect.Asking)
-    for candidate, looks in [(g, brief(g) if briefly else {}) for g in order]:
-        reading = ask(candidate, looks)
-        if reading is None and candidate in searched_on and detect.searches_on_at_once(cue, candidate):
-            searched_on.remove(candidate)
-            reading = ask(candidate, {})
+    # a reader that can looks briefly first where the cue does not hold its game likely (a wrong cue
+    # then costs a brief look, not a whole search); those that stopped short search on after the
+    # others were asked, in the same order (vision.detect.Asking)
+    for candidate in detect.reading_order(cue):
+        reading = ask(candidate, brief(candidate) if detect.asked_briefly(cue, candidate) else {})
         if reading is not None:
             return reading, record()
     for candidate in list(searched_on):

@@ -17,9 +17,9 @@ not know the game. It asks, in this order:
    game (Avenue: the sheet's printed grid; Agricola: the grid crossings of
    the farmyard; Carcassonne: enough tiles whose edges agree,
    :func:`vision.carcassonne.read.layout_evidence`). The first reader that finds
-   its board reads the photo. Where the cue is unsure (:class:`Asking`), a
-   reader that can (Carcassonne) looks briefly first, and searches on only
-   after the others were asked. A wrong cue therefore costs time (the wrong
+   its board reads the photo. Where the cue does not hold its game likely
+   (:class:`Asking`), a reader that can (Carcassonne) looks briefly first,
+   and searches on only after the others were asked. A wrong cue therefore costs time (the wrong
    reader's look), and the game only where that reader takes another
    game's board for its own (docs/reading.md).
 
@@ -85,14 +85,11 @@ SECOND_LOOK = SecondLook()
 class Asking:
     """How the readers are asked once the cue has spoken (:func:`vision.read.read_photo` without a game)."""
 
-    brief_below: float = 0.99     # the likeliest game under this probability: the readers are asked in the
-    #                               cue's order, those that can at a brief look only
-    #                               (:attr:`vision.reading.GameReader.looks_briefly`: Carcassonne, whose whole
-    #                               search refusing another game's photo costs 4-7 s of CPU against 0.5 s), and
-    #                               only then do those that stopped short search on. A sure cue asks its reader
-    #                               for the whole search at once
-    search_on_from: float = 0.9   # ... but a reader that stopped short searches on at once where the cue gives
-    #                               its game this probability or more (chosen on the tuning sets: 0.8-0.95 alike)
+    brief_below: float = 0.9      # a reader that can look briefly (:attr:`vision.reading.GameReader.looks_briefly`:
+    #                               Carcassonne, whose whole search refusing another game's photo costs 4-7 s
+    #                               of CPU, its brief look about 0.5 s) does so where the cue gives its game
+    #                               less than this, and searches on only after the other readers were asked.
+    #                               Chosen on the tuning sets' CPU costs: 0.8-0.95 alike, 0.99 and 0.7 worse
 
 
 ASKING = Asking()
@@ -265,27 +262,16 @@ def reading_order(cue: dict[str, float]) -> list[str]:
     return sorted(cue, key=lambda g: -cue[g])
 
 
-def asked_briefly(cue: dict[str, float], params: Asking = ASKING) -> bool:
-    """Whether the readers are first asked for a brief look (:class:`Asking`): the cue is unsure.
+def asked_briefly(cue: dict[str, float], game: str, params: Asking = ASKING) -> bool:
+    """Whether ``game``'s reader, if it can, is first asked for a brief look (:class:`Asking`):
+    the cue does not hold its game likely.
 
-    >>> asked_briefly({"avenue": 0.44, "agricola": 0.0, "carcassonne": 0.56})
+    >>> asked_briefly({"avenue": 0.44, "agricola": 0.0, "carcassonne": 0.56}, "carcassonne")
     True
-    >>> asked_briefly({"avenue": 0.001, "agricola": 0.004, "carcassonne": 0.995})
+    >>> asked_briefly({"avenue": 0.01, "agricola": 0.003, "carcassonne": 0.987}, "carcassonne")
     False
     """
-    return max(cue.values()) < params.brief_below
-
-
-def searches_on_at_once(cue: dict[str, float], game: str, params: Asking = ASKING) -> bool:
-    """Whether ``game``'s reader, having stopped short at a brief look, searches on before the
-    other readers are asked (:class:`Asking`): the cue holds its game likely enough.
-
-    >>> searches_on_at_once({"avenue": 0.01, "agricola": 0.003, "carcassonne": 0.987}, "carcassonne")
-    True
-    >>> searches_on_at_once({"avenue": 0.44, "agricola": 0.0, "carcassonne": 0.56}, "carcassonne")
-    False
-    """
-    return cue[game] >= params.search_on_from
+    return cue[game] < params.brief_below
 
 
 _NOT_FOUND = re.compile(r"\bno (Avenue sheet|Agricola farmyard|Carcassonne layout) found in ")
