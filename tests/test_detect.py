@@ -116,6 +116,33 @@ def test_the_detector_measure_names_the_photos_the_cue_gets_wrong(tmp_path):
     assert summary["cue_ms_median"] <= summary["cue_ms_max"] and summary["added_ms_mean"] > 0
 
 
+def test_the_costs_measure_replays_ways_of_asking_the_readers(tmp_path):
+    # python -m vision.detect --costs, as docs/reading.md's brief-look figures are taken
+    import doctest
+
+    import vision.detect.__main__ as measure
+
+    assert doctest.testmod(measure).failed == 0
+    # a wrong cue that Carcassonne's brief look refuses costs it; with whole searches, its whole search
+    row = {"truth": "agricola", "cue": {"carcassonne": 0.7, "agricola": 0.2, "avenue": 0.1},
+           "carcassonne:brief": ["refused", 0.3], "agricola:whole": ["read", 1.0], "avenue:whole": ["refused", 0.2]}
+    assert measure.replay([row], 0.9)["added_s_max"] == 0.3 and measure.replay([row], 0.0)["added_s_max"] == 0.3
+    # one that every reader refuses is read by none
+    refused = {**row, "agricola:whole": ["refused", 1.0]}
+    assert measure.replay([refused], 0.9) == {"photos": 1, "read_right": 0, "read_wrong": 0, "refused_by_all": 1,
+                                               "added_s_mean": None, "added_s_max": None}
+    for ext in (".jpg", ".truth.json"):
+        shutil.copy(SAMPLES / f"avenue-photo-1{ext}", tmp_path / f"avenue-photo-1{ext}")
+    run = subprocess.run([sys.executable, "-m", "vision.detect", "--costs", str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    photo = json.loads(run.stdout.splitlines()[0])
+    assert photo["avenue:whole"][0] == "read" and photo["carcassonne:brief"][0] in ("short", "refused")
+    ways = json.loads(run.stdout[run.stdout.index("{\n"):])
+    shipped = ways[f"briefly under {detect.ASKING.brief_below} (shipped)"]
+    assert shipped["read_right"] == 1 and shipped["added_s_mean"] == 0.0      # the cue is sure: Avenue first
+
+
 # ---------------------------------------------------------------------------
 # read: any game without --game, a photo of another game refused
 

@@ -1,7 +1,9 @@
-"""Measuring the game detector: ``python -m vision.detect DIR... [--cue-only]``.
+"""Measuring the game detector: ``python -m vision.detect DIR... [--cue-only | --costs]``.
 
 An application on top of the detector (:mod:`vision.detect`) and the readers
 (:func:`vision.read.read_photo`): it reads whole photos, as ``scorelens read`` does.
+``--costs`` asks every reader briefly and at length, and replays ways of asking on those
+costs (:func:`ask_costs`, :func:`replay`), the measure :class:`vision.detect.Asking` was chosen by.
 """
 
 from __future__ import annotations
@@ -71,6 +73,95 @@ def measure(folders, cue_only: bool = False, log=print) -> dict:
     return out
 
 
+def ask_costs(folders, log=print) -> list[dict]:
+    """For every photo (with its truth) of ``folders``: the cue, and each reader's answer and CPU
+    seconds (all threads, so load matters little), asked briefly where it can and, where that
+    stopped short, at length: ``{"photo", "truth", "cue", "GAME:brief": [answer, s],
+    "GAME:whole": [answer, s]}``, the answer "read", "refused" or "short"."""
+    import json
+    import time
+    from pathlib import Path
+
+    from vision import UserError
+    from vision.detect import is_not_found
+    from vision.photo import read_photo_file
+    from vision.read import GAMES, READERS, game_reader
+    from vision.reading import LookedBriefly, _Clock
+    from vision.truth import find_truth
+
+    def ask(game, image, **options):
+        start = time.process_time()
+        try:
+            READERS[game](image, "photo", _Clock(), **options)
+            answer = "read"
+        except LookedBriefly:
+            answer = "short"
+        except UserError as e:
+            if not is_not_found(e):
+                raise
+            answer = "refused"
+        return [answer, round(time.process_time() - start, 3)]
+
+    rows = []
+    for path in sorted(p for f in folders for p in Path(f).glob("*.jpg") if find_truth(p)):
+        image = read_photo_file(path).image
+        row = {"photo": path.name, "truth": json.loads(find_truth(path).read_text())["game"],
+               "cue": {g: round(p, 4) for g, p in game_cue(image).items()}}
+        for game in GAMES:
+            if game_reader(game).looks_briefly:
+                row[f"{game}:brief"] = ask(game, image, brief=True)
+            if row.get(f"{game}:brief", ["short"])[0] == "short":
+                row[f"{game}:whole"] = ask(game, image)
+        rows.append(row)
+        log(json.dumps(row))
+    return rows
+
+
+def replay(rows: list[dict], brief_below: float) -> dict:
+    """Ask the readers of :func:`ask_costs`'s rows as :func:`vision.read.read_photo` does with
+    :attr:`vision.detect.Asking.brief_below` at ``brief_below`` (0: every reader's whole search, in
+    the cue's order): the photos read as their own game, as another, by none, and the CPU seconds
+    added before the right reader read (over the photos read right; the right reader asked alone
+    at length costs nothing added).
+
+    >>> row = {"truth": "avenue", "cue": {"carcassonne": 0.6, "avenue": 0.3, "agricola": 0.1},
+    ...        "carcassonne:brief": ["short", 0.5], "carcassonne:whole": ["refused", 5.0],
+    ...        "avenue:whole": ["read", 0.2], "agricola:whole": ["refused", 3.0]}
+    >>> replay([row], 0.9)["added_s_mean"], replay([row], 0.0)["added_s_mean"]
+    (0.5, 5.0)
+    """
+    def whole(row, game):
+        return row.get(f"{game}:whole") or row[f"{game}:brief"]
+
+    right, wrong, added = 0, 0, []
+    for row in rows:
+        cue, spent, short, read_as = row["cue"], 0.0, [], None
+        for game in reading_order(cue):
+            if f"{game}:brief" in row and cue[game] < brief_below:
+                answer, seconds = row[f"{game}:brief"]
+                if answer == "short":
+                    short.append(game)
+            else:
+                answer, seconds = whole(row, game)
+            spent += seconds
+            if answer == "read":
+                read_as = game
+                break
+        for game in short if read_as is None else ():
+            answer, seconds = row[f"{game}:whole"]
+            spent += seconds
+            if answer == "read":
+                read_as = game
+                break
+        if read_as == row["truth"]:
+            right += 1
+            added.append(spent - whole(row, row["truth"])[1])
+        wrong += read_as not in (None, row["truth"])
+    return {"photos": len(rows), "read_right": right, "read_wrong": wrong, "refused_by_all": len(rows) - right - wrong,
+            "added_s_mean": round(float(np.mean(added)), 3) if added else None,
+            "added_s_max": round(max(added), 3) if added else None}
+
+
 def _main(argv=None) -> int:
     import argparse
     import json
@@ -79,7 +170,17 @@ def _main(argv=None) -> int:
                                      description="Measure game detection on folders made by scorelens synth.")
     parser.add_argument("folders", nargs="+")
     parser.add_argument("--cue-only", action="store_true", help="only the cue, not the readers' checks")
+    parser.add_argument("--costs", action="store_true",
+                        help="each reader asked briefly and at length (CPU seconds), and ways of asking replayed")
     args = parser.parse_args(argv)
+    if args.costs:
+        from vision.detect import ASKING
+
+        rows = ask_costs(args.folders)
+        ways = {"whole searches": 0.0, f"briefly under {ASKING.brief_below} (shipped)": ASKING.brief_below,
+                **{f"briefly under {b}": b for b in (0.7, 0.8, 0.95, 0.99, 1.01)}}
+        print(json.dumps({name: replay(rows, b) for name, b in ways.items()}, indent=2))
+        return 0
     print(json.dumps(measure(args.folders, args.cue_only), indent=2))
     return 0
 
