@@ -216,7 +216,9 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
     the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``, ``solid``); the likely ones
-    kept, one of any colours within :attr:`MeepleJudge.apart` (the likelier), moved to their foot."""
+    kept, one of any colours within :attr:`MeepleJudge.apart` (the likelier; of a black one and a coloured
+    one, the coloured: :attr:`MeepleJudge.shade`), moved to their foot, and lying as surely as the map and
+    the meeple model say together (:attr:`MeepleJudge.map_pose`)."""
     peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
@@ -228,10 +230,16 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     kept: list[tuple[SeenMeeple, int]] = []
     for n in np.argsort(-likely, kind="stable"):
         m = peaks[n]
-        if likely[n] < judge.keep or any(math.dist(m.at, k.at) < judge.apart for k, _ in kept):
+        if likely[n] < judge.keep:
             continue
-        kept.append((m, n))
+        near = [i for i, (k, _) in enumerate(kept) if math.dist(m.at, k.at) < judge.apart]
+        if not near:
+            kept.append((m, n))
+        elif len(near) == 1 and kept[near[0]][0].colour == judge.shade != m.colour:
+            kept[near[0]] = (m, n)          # one meeple, seen black on its shaded side: its colour is this one's
     out = []
     for m, n in sorted(kept, key=lambda t: t[1]):           # in the map's order
-        out.append(replace(posed(m, pose[n], foot[n], tiles), confidence=float(likely[n])))
+        seen = posed(m, pose[n], foot[n], tiles)            # (``m.lying``: the map's; ``seen.lying``: the model's)
+        lying = judge.map_pose * m.lying + (1 - judge.map_pose) * seen.lying
+        out.append(replace(seen, lying=lying, confidence=float(likely[n])))
     return out
