@@ -87,6 +87,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
         cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
     decoded = decode_layout(cands, params=decode)
+    if decode.misfit_edges and main:
+        kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
+        main = _components(kept)[0] if kept else set()
     if not main:
         return Assembled(rules.Layout((), (), tuple(track), layout_rules or rules.Rules()), {}, [], [], {}, (0, 0), {})
     x0 = min(x for x, _ in main)
@@ -129,6 +132,35 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
                    key=lambda n: (n not in changed, confidences[n]))
     return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
+
+
+def without_misfits(squares: set, tiles: dict, most: int) -> set:
+    """``squares`` less those whose tile (``tiles``: square -> ``(type, rotation)``) disagrees with ``most``
+    or more of its touching neighbours' edges, the worst first, one at a time (a square dropped no longer
+    counts against its neighbours).
+
+    >>> tiles = {(0, 0): ("E", 0), (0, 1): ("V", 0), (1, 0): ("C", 0), (1, 1): ("U", 0)}
+    >>> sorted(without_misfits(set(tiles), tiles, 2))
+    [(0, 0), (0, 1), (1, 1)]
+    """
+    catalogue = rules.load_catalogue()
+    kept = set(squares)
+
+    def misfits(sq) -> int:
+        edges, n = catalogue[tiles[sq][0]].edges(tiles[sq][1]), 0
+        for i, e in enumerate(rules.EDGES):
+            nb = rules.neighbour(sq, e)
+            if nb in kept:
+                a, b = edges[i], catalogue[tiles[nb][0]].edges(tiles[nb][1])[(i + 2) % 4]
+                n += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
+        return n
+
+    while kept:
+        worst = max(sorted(kept), key=misfits)
+        if misfits(worst) < most:
+            break
+        kept.discard(worst)
+    return kept
 
 
 def map_peaks(cells: dict, main: set, params: MeepleFinding) -> list[SeenMeeple]:
