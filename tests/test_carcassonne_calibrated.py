@@ -477,6 +477,24 @@ def test_a_calibration_of_a_set_the_shipped_model_reads_already_is_not_used(tmp_
     assert saved(0.71).info["fit_before"] == 0.71
 
 
+def test_a_square_no_tile_fits_among_its_neighbours_is_no_tile_under_a_calibration():
+    """Under a calibration tile presence can take the table in a hole of the layout for a tile (read as an
+    all-city C, say): a square whose tile disagrees with two or more of its neighbours' edges is dropped,
+    one disagreeing with one stays. Without a calibration the layout is as decoded."""
+    from vision.carcassonne import assemble
+
+    def sure(label):
+        p = np.zeros(len(decode.tile_labels()))
+        p[decode.tile_labels().index(label)], p[0] = 0.99, 0.01
+        return (p, np.zeros((11, 12, 12)), None)
+
+    cells = {(0, 0): sure("E:0"), (1, 0): sure("C:0"), (0, 1): sure("V:0"), (1, 1): sure("U:0"), (2, 1): sure("U:0")}
+    mine = assemble.assemble_layout(cells, decode.tile_labels(), decode=decode.CALIBRATED_DECODE)
+    assert sorted((t.x, t.y, t.tile) for t in mine.layout.tiles) == [(0, 0, "E"), (0, 1, "V"), (1, 1, "U"), (2, 1, "U")]
+    ours = assemble.assemble_layout(cells, decode.tile_labels())
+    assert len(ours.layout.tiles) == 5
+
+
 def test_the_meeple_judge_believes_each_cue():
     """More of any cue (the map's peak, the photo unlike the tile, the meeple model's belief, the patch
     foreign to the art, a larger flat patch of one colour) never makes a meeple less likely."""
