@@ -87,7 +87,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
         cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
     decoded = decode_layout(cands, params=decode)
-    if decode.misfit_edges and main:
+    if decode.misfit_edges and main and disagreeing(main, decoded.tiles) <= decode.misfits_from:
         kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
         main = _components(kept)[0] if kept else set()
     if not main:
@@ -134,6 +134,31 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
 
 
+def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> tuple[int, int]:
+    """``(touching, disagreeing)``: the neighbours of ``sq`` in ``squares``, and how many of their edges
+    disagree with its tile's (``tiles``: square -> ``(type, rotation)``; a wild edge agrees with any)."""
+    edges, touching, n = catalogue[tiles[sq][0]].edges(tiles[sq][1]), 0, 0
+    for i, e in enumerate(rules.EDGES):
+        nb = rules.neighbour(sq, e)
+        if nb in squares:
+            a, b = edges[i], catalogue[tiles[nb][0]].edges(tiles[nb][1])[(i + 2) % 4]
+            touching += 1
+            n += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
+    return touching, n
+
+
+def disagreeing(squares: set, tiles: dict) -> float:
+    """The share of the touching edges of ``squares`` (decoded as ``tiles``) that disagree.
+
+    >>> tiles = {(0, 0): ("E", 0), (0, 1): ("V", 0), (1, 0): ("C", 0), (1, 1): ("U", 0)}
+    >>> disagreeing(set(tiles), tiles)
+    0.5
+    """
+    catalogue = rules.load_catalogue()
+    both = np.array([_misfits(sq, squares, tiles, catalogue) for sq in squares]).reshape(-1, 2).sum(0)
+    return float(both[1] / both[0]) if both[0] else 0.0
+
+
 def without_misfits(squares: set, tiles: dict, most: int) -> set:
     """``squares`` less those whose tile (``tiles``: square -> ``(type, rotation)``) disagrees with ``most``
     or more of its touching neighbours' edges, the worst first, one at a time (a square dropped no longer
@@ -145,15 +170,7 @@ def without_misfits(squares: set, tiles: dict, most: int) -> set:
     """
     catalogue = rules.load_catalogue()
     kept = set(squares)
-
-    def misfits(sq) -> int:
-        edges, n = catalogue[tiles[sq][0]].edges(tiles[sq][1]), 0
-        for i, e in enumerate(rules.EDGES):
-            nb = rules.neighbour(sq, e)
-            if nb in kept:
-                a, b = edges[i], catalogue[tiles[nb][0]].edges(tiles[nb][1])[(i + 2) % 4]
-                n += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
-        return n
+    misfits = lambda sq: _misfits(sq, kept, tiles, catalogue)[1]
 
     while kept:
         worst = max(sorted(kept), key=misfits)
