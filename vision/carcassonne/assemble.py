@@ -30,6 +30,9 @@ class Assembled:
     alternatives: dict              # element name -> [(value, p), ...]
     origin: tuple[int, int]         # the lattice square that is (0, 0) in the layout
     changed: dict                   # element name -> (best guess, chosen)
+    as_decoded: tuple | None = None  # (layout, confidences) of the tiles as decoded, before the misfits were
+    #                                  dropped (:attr:`Decode.misfit_edges`; None: none were): whether the photo
+    #                                  shows a layout at all is judged on this (dropping them hides doubt)
 
 
 def _components(squares: set) -> list[set]:
@@ -87,7 +90,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
         cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
     decoded = decode_layout(cands, params=decode)
-    if decode.misfit_edges and main and disagreeing(main, decoded.tiles) <= decode.misfits_from:
+    as_decoded = main
+    if decode.misfit_edges and main:
         kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
         main = _components(kept)[0] if kept else set()
     if not main:
@@ -124,6 +128,12 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     for i, c in enumerate(mconf):
         confidences[f"meeple:{i}"] = c
     layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
+    whole = None
+    if as_decoded != main:
+        whole = (rules.Layout(tuple(rules.Placement(x - x0, y - y0, *decoded.tiles[(x, y)])
+                                    for x, y in sorted(as_decoded, key=lambda s: (s[1], s[0]))), (), tuple(track),
+                              layout_rules or rules.Rules()),
+                 {name(sq): float(decoded.confidence[sq]) for sq in as_decoded})
     findings = rules.validate(layout)
     for f in findings:
         for element in f.elements:
@@ -131,7 +141,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                 confidences[element] *= 0.5
     flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
                    key=lambda n: (n not in changed, confidences[n]))
-    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole)
 
 
 def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> tuple[int, int]:
@@ -145,18 +155,6 @@ def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> tuple[int, int]:
             touching += 1
             n += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
     return touching, n
-
-
-def disagreeing(squares: set, tiles: dict) -> float:
-    """The share of the touching edges of ``squares`` (decoded as ``tiles``) that disagree.
-
-    >>> tiles = {(0, 0): ("E", 0), (0, 1): ("V", 0), (1, 0): ("C", 0), (1, 1): ("U", 0)}
-    >>> disagreeing(set(tiles), tiles)
-    0.5
-    """
-    catalogue = rules.load_catalogue()
-    both = np.array([_misfits(sq, squares, tiles, catalogue) for sq in squares]).reshape(-1, 2).sum(0)
-    return float(both[1] / both[0]) if both[0] else 0.0
 
 
 def without_misfits(squares: set, tiles: dict, most: int) -> set:

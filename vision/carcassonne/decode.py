@@ -32,9 +32,8 @@ class Decode:
     #                                 neighbours' edges or more is no tile (0: never asked). Under a calibration
     #                                 (:data:`CALIBRATED_DECODE`) tile presence takes the table in a hole for a
     #                                 tile, which no tile type fits there
-    misfits_from: float = 0.25      # ... only in a layout whose touching edges disagree at most this share: more is
-    #                                 no layout at all (``read.Evidence.max_mismatched`` refuses it), and dropping
-    #                                 its misfits would hide that (a table read as 156 tiles was then accepted)
+    #                                 (whether it is a layout at all is judged on it as decoded, misfits and all:
+    #                                 :attr:`Assembled.as_decoded`)
 
 
 DECODE = Decode()

@@ -300,7 +300,8 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
                                 solid=lambda at: flat_patches(image, fit.cell_to_image, at))
     if not assembled.layout.tiles:
         raise _not_found(source)
-    why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
+    # another game's board: refused (judged on the tiles as decoded, before any misfit was dropped)
+    why = layout_evidence(*(assembled.as_decoded or (assembled.layout, assembled.confidences)))
     if why:
         raise _not_found(source, why)
     clock.lap("assemble")
