@@ -129,19 +129,26 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         confidences[f"meeple:{i}"] = c
     layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
     whole = None
-    if as_decoded != main:
-        whole = (rules.Layout(tuple(rules.Placement(x - x0, y - y0, *decoded.tiles[(x, y)])
-                                    for x, y in sorted(as_decoded, key=lambda s: (s[1], s[0]))), (), tuple(track),
-                              layout_rules or rules.Rules()),
-                 {name(sq): float(decoded.confidence[sq]) for sq in as_decoded})
+    if as_decoded != main:          # the tiles as decoded, their confidences halved where the rules object, as below
+        decoded_layout = rules.Layout(tuple(rules.Placement(x - x0, y - y0, *decoded.tiles[(x, y)])
+                                            for x, y in sorted(as_decoded, key=lambda s: (s[1], s[0]))), (),
+                                      tuple(track), layout_rules or rules.Rules())
+        whole = (decoded_layout, _doubted({name(sq): float(decoded.confidence[sq]) for sq in as_decoded},
+                                          rules.validate(decoded_layout)))
     findings = rules.validate(layout)
+    confidences = _doubted(confidences, findings)
+    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
+                   key=lambda n: (n not in changed, confidences[n]))
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole)
+
+
+def _doubted(confidences: dict, findings) -> dict:
+    """``confidences`` halved for every element that a finding of the scoring core's validation names."""
     for f in findings:
         for element in f.elements:
             if element in confidences:
                 confidences[element] *= 0.5
-    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
-                   key=lambda n: (n not in changed, confidences[n]))
-    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole)
+    return confidences
 
 
 def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> tuple[int, int]:
