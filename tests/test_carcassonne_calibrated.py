@@ -412,6 +412,96 @@ def test_two_peaks_of_other_colours_on_one_spot_are_one_meeple_the_likelier():
     assert [x.colour for x in a.layout.meeples] == ["yellow"]
 
 
+def _judged(cells: dict, params=None, lying: float = 0.0):
+    """The layout assembled from ``cells`` as under a calibration, every cue taking each peak for a meeple;
+    the meeple model sees each ``lying`` likely lying."""
+    from vision.carcassonne import assemble, meeples
+
+    def poses(at):
+        at = np.asarray(at, float).reshape(-1, 2)
+        return np.tile([0.001, 0.999 * (1 - lying), 0.999 * lying], (len(at), 1)), np.zeros((len(at), 2))
+    return assemble.assemble_layout(cells, decode.tile_labels(), meeple_params=params or meeples.CALIBRATED_MEEPLES,
+                                    poses=poses, unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
+                                    new_to_art=lambda squares, at: np.full(len(squares), 12.0),
+                                    solid=lambda at: np.full(len(at), 0.03))
+
+
+def test_a_meeple_seen_black_and_coloured_on_one_spot_is_the_coloured_one():
+    """The map may see a coloured meeple's shaded side as black, beside its colour: of a black peak and a
+    coloured one on one spot, the coloured one is the meeple, even where the black one is likelier. Of two
+    other colours the likelier stays (above), and without the rule the likelier stays whatever its colour."""
+    from vision.carcassonne import meeples
+
+    p, m, _ = _tile_with_a_meeple("B:0")
+    m[7] = 0
+    m[9, 5:7, 5:7] = 0.95                                     # black standing, surely
+    m[0, 5:7, 7:9], m[5, 5:7, 7:9] = 0.3, 0.7                 # a green peak 2 cells east: 0.14 of a tile
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}).layout.meeples] == ["green"]
+    plain = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, shade=""))
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, plain).layout.meeples] == ["black"]
+    m[0, 5:7, 7:9], m[5, 5:7, 7:9] = 1.0, 0.0                # the black one alone: black
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}).layout.meeples] == ["black"]
+
+
+@pytest.mark.parametrize("map_lying, model_lying, farmer", [(1.0, 0.2, True), (0.0, 0.8, False), (0.3, 0.9, True),
+                                                            (0.3, 0.3, False)])
+def test_a_meeple_lies_as_the_map_and_the_meeple_model_say_together(map_lying, model_lying, farmer):
+    """Under a calibration a meeple's pose is the mean of the tile model's map and the meeple model (each
+    is wrong on other meeples), a farmer from half likely: in the middle of a straight road (U), within
+    reach of its fields, a lying meeple is a farmer and a standing one a highwayman. The meeple model
+    alone decides where the map's share is 0."""
+    from vision.carcassonne import meeples
+
+    p, m, _ = _tile_with_a_meeple("U:0")
+    m[7, 5:7, 5:7], m[8, 5:7, 5:7] = 0.95 * (1 - map_lying), 0.95 * map_lying     # yellow standing / lying
+    a = _judged({(0, 0): (p, m, None)}, lying=model_lying)
+    assert [x.feature.split(":")[0] for x in a.layout.meeples] == (["field"] if farmer else ["road"])
+    model_only = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, map_pose=0.0))
+    b = _judged({(0, 0): (p, m, None)}, model_only, lying=model_lying)
+    assert [x.feature.split(":")[0] for x in b.layout.meeples] == (["field"] if model_lying > 0.5 else ["road"])
+
+
+def test_a_calibration_of_a_set_the_shipped_model_reads_already_is_not_used(tmp_path):
+    """A calibration must not make art the shipped model knows read worse: where the shipped model alone
+    read (nearly) all 24 tiles of the calibration photo, the calibration is saved but the reader keeps the
+    shipped model; where it read fewer, the calibration is used."""
+    def saved(before: float):
+        calib = carc_calibration.Calibration("exemplars", ["A:0"], np.zeros((1, 1)), np.zeros(1),
+                                             carc_calibration._model_sha256(), info={"fit_before": before})
+        path = tmp_path / f"calib-{before}.npz"
+        calib.save(path)
+        return carc_calibration.load_calibration(path)
+
+    assert saved(1.0) is None and saved(23 / 24) is None
+    assert saved(0.71) is not None and saved(22 / 24) is not None
+    assert saved(0.71).info["fit_before"] == 0.71
+
+
+def test_a_square_no_tile_fits_among_its_neighbours_is_no_tile_under_a_calibration():
+    """Under a calibration tile presence can take the table in a hole of the layout for a tile (read as an
+    all-city C, say): a square whose tile disagrees with two or more of its neighbours' edges is dropped,
+    one disagreeing with one stays. Without a calibration the layout is as decoded. Whether the photo shows
+    a layout at all is judged on the tiles as decoded, misfits and all (dropping doubtful squares would
+    hide the doubt: a table read as tiles would pass)."""
+    from vision.carcassonne import assemble
+
+    def sure(label):
+        p = np.zeros(len(decode.tile_labels()))
+        p[decode.tile_labels().index(label)], p[0] = 0.99, 0.01
+        return (p, np.zeros((11, 12, 12)), None)
+
+    cells = {(x, y): sure("B:0") for x in range(4) for y in range(3)}        # cloisters: fields all round
+    cells[(3, 0)], cells[(0, 2)] = sure("C:0"), sure("E:0")                 # two misfits, one single
+    mine = assemble.assemble_layout(cells, decode.tile_labels(), decode=decode.CALIBRATED_DECODE)
+    assert len(mine.layout.tiles) == 11 and "C" not in {t.tile for t in mine.layout.tiles}
+    assert "E" in {t.tile for t in mine.layout.tiles}
+    whole, confidences = mine.as_decoded
+    assert len(whole.tiles) == 12 and {(t.x, t.y, t.tile) for t in whole.tiles} >= {(3, 0, "C"), (0, 2, "E")}
+    assert set(confidences) == {f"tile:{t.x},{t.y}" for t in whole.tiles}
+    ours = assemble.assemble_layout(cells, decode.tile_labels())
+    assert len(ours.layout.tiles) == 12 and ours.as_decoded is None
+
+
 def test_the_meeple_judge_believes_each_cue():
     """More of any cue (the map's peak, the photo unlike the tile, the meeple model's belief, the patch
     foreign to the art, a larger flat patch of one colour) never makes a meeple less likely."""

@@ -280,11 +280,13 @@ def test_track_from_the_option_and_from_the_side_file(tmp_path):
 # Calibration
 
 
-def test_calibration_to_art_the_shipped_model_reads_costs_little(tmp_path, monkeypatch):
+def test_calibration_to_art_the_shipped_model_reads_costs_nothing(tmp_path, monkeypatch):
     """The shipped tile model, trained on a wide family of sets, reads the unseen art almost
-    whole; calibrated from the unseen-art calibration photo, it reads its own photo again and
-    loses at most 2% of the tiles of seeded unseen-art photos (crops where their truth puts the
-    squares: the model's own change, whatever the lattice does) and two of the sample photo's."""
+    whole, the calibration photo's 24 tiles all: calibrated from it, the exemplars read their own
+    photo again and lose at most 2% of the tiles of seeded unseen-art photos (crops where their
+    truth puts the squares), but the reader does not use them (a calibration must not make art the
+    model reads already read worse: on 30 photos of that art it cost 7% of the tiles), so the sample
+    photo reads as without a calibration."""
     from vision.bench import compare
 
     monkeypatch.setenv("SCORELENS_HOME", str(tmp_path))
@@ -302,11 +304,16 @@ def test_calibration_to_art_the_shipped_model_reads_costs_little(tmp_path, monke
     report = calibration.calibrate(SAMPLES / "carcassonne-calibration-unseen.jpg")
     assert Path(report["written"]) == carc_calibration.calibration_path() and carc_calibration.calibration_path().is_file()
     assert report["reread"] == 24 and report["fit_after"] >= report["fit_before"]   # it reads its own photo again
-    after = (crops_right(classify.TileModel(calibration=carc_calibration.load_calibration())),
-             tiles_right(read_photo(photo, "carcassonne", use_saved=False)))
+    assert report["fit_before"] >= carc_calibration.CALIBRATE.shipped_reads       # all 24 read by the shipped model
+    saved = carc_calibration.Calibration.load(report["written"])
+    assert saved.info["fit_before"] == report["fit_before"] and not saved.needed()
+    assert carc_calibration.load_calibration() is None      # saved, but the reader keeps the shipped model
+    reading = read_photo(photo, "carcassonne", use_saved=False)
+    after = crops_right(classify.TileModel(calibration=saved)), tiles_right(reading)
     assert len(labels) >= 150
     assert before[0] >= 0.95 * len(labels)                  # the unseen art: read by the shipped model
-    assert after[0] >= before[0] - 0.02 * len(labels) and after[1] >= before[1] - 2, (before, after)
+    assert after[0] >= before[0] - 0.02 * len(labels), (before, after)
+    assert after[1] == before[1] and reading.adapted == [], (before, after)
 
 
 def test_calibration_photo_must_show_the_24_tiles():

@@ -30,6 +30,9 @@ class Assembled:
     alternatives: dict              # element name -> [(value, p), ...]
     origin: tuple[int, int]         # the lattice square that is (0, 0) in the layout
     changed: dict                   # element name -> (best guess, chosen)
+    as_decoded: tuple | None = None  # (layout, confidences) of the tiles as decoded, before the misfits were
+    #                                  dropped (:attr:`Decode.misfit_edges`; None: none were): whether the photo
+    #                                  shows a layout at all is judged on this (dropping them hides doubt)
 
 
 def _components(squares: set) -> list[set]:
@@ -87,6 +90,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
         cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
     decoded = decode_layout(cands, params=decode)
+    as_decoded = main
+    if decode.misfit_edges and main:
+        kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
+        main = _components(kept)[0] if kept else set()
     if not main:
         return Assembled(rules.Layout((), (), tuple(track), layout_rules or rules.Rules()), {}, [], [], {}, (0, 0), {})
     x0 = min(x for x, _ in main)
@@ -121,14 +128,61 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     for i, c in enumerate(mconf):
         confidences[f"meeple:{i}"] = c
     layout = rules.Layout(tiles, tuple(meeples), tuple(track), layout_rules or rules.Rules())
+    whole = None
+    if as_decoded != main:          # the tiles as decoded, their confidences halved where the rules object, as below
+        decoded_layout = rules.Layout(tuple(rules.Placement(x - x0, y - y0, *decoded.tiles[(x, y)])
+                                            for x, y in sorted(as_decoded, key=lambda s: (s[1], s[0]))), (),
+                                      tuple(track), layout_rules or rules.Rules())
+        whole = (decoded_layout, _doubted({name(sq): float(decoded.confidence[sq]) for sq in as_decoded},
+                                          rules.validate(decoded_layout)))
     findings = rules.validate(layout)
+    confidences = _doubted(confidences, findings)
+    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
+                   key=lambda n: (n not in changed, confidences[n]))
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole)
+
+
+def _doubted(confidences: dict, findings) -> dict:
+    """``confidences`` halved for every element that a finding of the scoring core's validation names."""
     for f in findings:
         for element in f.elements:
             if element in confidences:
                 confidences[element] *= 0.5
-    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
-                   key=lambda n: (n not in changed, confidences[n]))
-    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed)
+    return confidences
+
+
+def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> tuple[int, int]:
+    """``(touching, disagreeing)``: the neighbours of ``sq`` in ``squares``, and how many of their edges
+    disagree with its tile's (``tiles``: square -> ``(type, rotation)``; a wild edge agrees with any)."""
+    edges, touching, n = catalogue[tiles[sq][0]].edges(tiles[sq][1]), 0, 0
+    for i, e in enumerate(rules.EDGES):
+        nb = rules.neighbour(sq, e)
+        if nb in squares:
+            a, b = edges[i], catalogue[tiles[nb][0]].edges(tiles[nb][1])[(i + 2) % 4]
+            touching += 1
+            n += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
+    return touching, n
+
+
+def without_misfits(squares: set, tiles: dict, most: int) -> set:
+    """``squares`` less those whose tile (``tiles``: square -> ``(type, rotation)``) disagrees with ``most``
+    or more of its touching neighbours' edges, the worst first, one at a time (a square dropped no longer
+    counts against its neighbours).
+
+    >>> tiles = {(0, 0): ("E", 0), (0, 1): ("V", 0), (1, 0): ("C", 0), (1, 1): ("U", 0)}
+    >>> sorted(without_misfits(set(tiles), tiles, 2))
+    [(0, 0), (0, 1), (1, 1)]
+    """
+    catalogue = rules.load_catalogue()
+    kept = set(squares)
+    misfits = lambda sq: _misfits(sq, kept, tiles, catalogue)[1]
+
+    while kept:
+        worst = max(sorted(kept), key=misfits)
+        if misfits(worst) < most:
+            break
+        kept.discard(worst)
+    return kept
 
 
 def map_peaks(cells: dict, main: set, params: MeepleFinding) -> list[SeenMeeple]:
@@ -216,7 +270,9 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
     the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``, ``solid``); the likely ones
-    kept, one of any colours within :attr:`MeepleJudge.apart` (the likelier), moved to their foot."""
+    kept, one of any colours within :attr:`MeepleJudge.apart` (the likelier; of a black one and a coloured
+    one, the coloured: :attr:`MeepleJudge.shade`), moved to their foot, and lying as surely as the map and
+    the meeple model say together (:attr:`MeepleJudge.map_pose`)."""
     peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
@@ -228,10 +284,16 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     kept: list[tuple[SeenMeeple, int]] = []
     for n in np.argsort(-likely, kind="stable"):
         m = peaks[n]
-        if likely[n] < judge.keep or any(math.dist(m.at, k.at) < judge.apart for k, _ in kept):
+        if likely[n] < judge.keep:
             continue
-        kept.append((m, n))
+        near = [i for i, (k, _) in enumerate(kept) if math.dist(m.at, k.at) < judge.apart]
+        if not near:
+            kept.append((m, n))
+        elif len(near) == 1 and kept[near[0]][0].colour == judge.shade != m.colour:
+            kept[near[0]] = (m, n)          # one meeple, seen black on its shaded side: its colour is this one's
     out = []
     for m, n in sorted(kept, key=lambda t: t[1]):           # in the map's order
-        out.append(replace(posed(m, pose[n], foot[n], tiles), confidence=float(likely[n])))
+        seen = posed(m, pose[n], foot[n], tiles)            # (``m.lying``: the map's; ``seen.lying``: the model's)
+        lying = judge.map_pose * m.lying + (1 - judge.map_pose) * seen.lying
+        out.append(replace(seen, lying=lying, confidence=float(likely[n])))
     return out

@@ -638,7 +638,11 @@ def cmd_calibrate(args) -> int:
     print(f"{args.photo}: the 24 tiles found by their geometry (turned {r['turn']} degrees); {r['method']}: "
           f"{r['crops']} crops; the shipped model read {r['fit_before']:.0%} of them, the adapted reader reads "
           f"{r['reread']} of 24 again ({r['seconds']:.0f} s)")
-    print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")
+    if r["fit_before"] >= params.shipped_reads:
+        print(f"wrote {r['written']}; the shipped model reads this set already ({r['fit_before']:.0%} of its 24 "
+              f"tiles), so scorelens read --game carcassonne keeps reading with it")
+    else:
+        print(f"wrote {r['written']}; scorelens read --game carcassonne uses it from now on")
     return 0
 
 

@@ -51,7 +51,7 @@ from vision.carcassonne.calibration import (CALIBRATED_TILES, art_regions, calib
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
                                          read_cells, refit_to_tiles)
 from vision.carcassonne.cut import _apply, cut_tiles, normalise_tiles
-from vision.carcassonne.decode import EMPTY, canonical_rotation
+from vision.carcassonne.decode import CALIBRATED_DECODE, DECODE, EMPTY, canonical_rotation
 from vision.carcassonne.lattice import (LATTICE, Lattice, LatticeFit, find_lattice, layout_map, layout_parts,
                                         look_closer)
 from vision.carcassonne.models import CarcassonneModels, MODELS
@@ -308,13 +308,15 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         """How far the photo's patch at ``at`` is from every patch of the user's art."""
         return new_to_art(calib, views(squares), at)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
+                                decode=CALIBRATED_DECODE if mine else DECODE,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
                                 unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
                                 regions=art_regions(calib) if mine and READ.art_regions else None,
                                 solid=lambda at: flat_patches(image, fit.cell_to_image, at))
     if not assembled.layout.tiles:
         raise _not_found(source)
-    why = layout_evidence(assembled.layout, assembled.confidences)   # another game's board: refused
+    # another game's board: refused (judged on the tiles as decoded, before any misfit was dropped)
+    why = layout_evidence(*(assembled.as_decoded or (assembled.layout, assembled.confidences)))
     if why:
         raise _not_found(source, why)
     clock.lap("assemble")
