@@ -70,6 +70,13 @@ class Training:
     flat_sheets: int = 400            # flat sheets, jittered and cut
     columns: int = 2500               # extra score columns (numbers as played)
     font_hands: float = 0.3           # of those, written in a Hershey print font, bent elastically
+    hand_columns: int = 0             # more score columns, written by vision.avenue.hands' writers (several
+                                      # shapes of each letter and digit, stroke weight, slant, bend and
+                                      # pressure) in vision.avenue.train.varied_pen's pens, under other
+                                      # light (vision.avenue.train.hand_column_pieces); 2500 were tried on
+                                      # 2026-11-28 and not kept (docs/avenue.md): the shipped column
+                                      # model was trained with none
+    hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
@@ -506,6 +513,47 @@ def column_pieces(n: int, rng: np.random.Generator, params: Training):
     return np.concatenate(pieces), np.array(labels)
 
 
+def hand_column_pieces(n: int, rng: np.random.Generator, params: Training):
+    """Score-column boxes written by :mod:`vision.avenue.hands`' writers: a shape of each letter and
+    digit chosen per writer, strokes thick to hair-thin that swell and thin with the pressure, bent
+    and slanted; in a :func:`varied_pen` (pencils down to a sixth of black, grainy) or the
+    renderer's pens, their ink textured; under a lamp's cast, glare or a hard shadow
+    (:func:`cast_light`) and a soft one (:func:`cast_shadow`), each now and then.
+
+    >>> pieces, labels = hand_column_pieces(2, np.random.default_rng(0), TRAINING)
+    >>> pieces.shape, len(labels)
+    ((20, 40, 40), 20)
+    """
+    from vision.avenue import render as draw
+    from vision.avenue.hands import random_writer, write_in_box
+
+    ppm = params.px_per_mm
+    pieces, labels = [], []
+    printed = None
+    for i in range(n):
+        if i % 25 == 0:
+            printed = draw.draw_printed(avenue.DEFAULT_TEMPLATE, draw.random_style(rng), ppm, rng).astype(np.float32)
+        sheet = avenue.Sheet(avenue.DEFAULT_TEMPLATE, avenue.Sheet.blank().roads, random_rounds(rng, as_played=True))
+        writer = random_writer(rng)
+        pen = varied_pen(rng) if rng.random() < 0.6 else draw.random_pen(rng)
+        pen = replace(pen, tooth=pen.tooth * 0.7)   # a letter's strokes are short: fewer of them broken away
+        mask = np.zeros(printed.shape[:2], np.uint8)
+        for k, rnd in enumerate(sheet.rounds):
+            boxes = AVENUE.round_boxes(k)
+            for text, box in ((rnd.farm, boxes["letter"]), (rnd.score, boxes["score"])):
+                if text is not None:
+                    write_in_box(mask, str(text), tuple(v * ppm for v in box), writer, rng)
+        img = draw._composite(printed, draw._texture_ink(mask, pen, rng), pen)
+        img = np.clip(img + 0.5, 0, 255).astype(np.uint8)
+        if rng.random() < params.hand_columns_lit:
+            img = cast_light(img, rng)
+        if rng.random() < params.hand_columns_lit:
+            img = cast_shadow(img, rng)
+        pieces.append(prepare_column(jitter_sheet(img, rng, ppm), ppm))
+        labels += sheet_labels(sheet)[1]
+    return np.concatenate(pieces), np.array(labels)
+
+
 def printed_pieces(n: int, rng: np.random.Generator, params: Training):
     """Cells of random printed layouts, blank (as photographed to make a template) or played."""
     from vision.avenue import render as draw
@@ -685,6 +733,10 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         log(f"writing {params.columns} score columns")
         kk, kky = column_pieces(params.columns, rng, params)
         column, column_y = np.concatenate([column, kk]), np.concatenate([column_y, kky])
+        if params.hand_columns:     # from a stream of their own: the data before them is as it was
+            log(f"writing {params.hand_columns} score columns by more hands, in more pens and light")
+            wk, wky = hand_column_pieces(params.hand_columns, np.random.default_rng([seed, 6]), params)
+            column, column_y = np.concatenate([column, wk]), np.concatenate([column_y, wky])
     if "cells" in which:            # the cell model's own extra data, from a stream of its own
         log(f"rendering {params.cell_photos} more photos ({params.cell_photo_megapixels[0]:g}-"
             f"{params.cell_photo_megapixels[1]:g} MP) for the cells")

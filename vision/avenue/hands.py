@@ -1,0 +1,279 @@
+"""More hands for the score column's training: letters and digits as many writers shape them.
+
+The renderer's hands (:mod:`vision.render.handwriting`) write digits from one source (a sample
+of MNIST) and farm letters from one skeleton each. Real players write an E as a block E, a
+rounded "ε" or a C with a bar; a 4 open or closed at the top; a 1 with or without a flag and a
+foot; a 7 crossed or not; a 6 with a straight or a curved stem and a big or a small loop. This
+module draws every letter A-F and digit 0-9 from several such **shapes** (stroke skeletons in a
+unit box), and each :class:`Writer` keeps one shape per character, with their own slant,
+width, stroke weight, tremor, bend (elastic distortion) and pressure (a stroke thicker and
+thinner along its way). Training only: nothing here is used when reading.
+
+>>> rng = np.random.default_rng(0)
+>>> w = random_writer(rng)
+>>> m = written("E", w, rng, 30)
+>>> m.dtype, 20 <= m.shape[0] <= 40, int(m.max()) > 200
+(dtype('uint8'), True, True)
+>>> sorted(SHAPES) == sorted("ABCDEF0123456789")
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
+# and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
+# down: -90 is the top of the ellipse, 90 its bottom), drawn from start to end.
+SHAPES: dict[str, list[list]] = {
+    "A": [
+        [[(0.0, 1.0), (0.5, 0.0), (1.0, 1.0)], [(0.2, 0.62), (0.8, 0.62)]],                 # pointed
+        [[(0.05, 1.0), (0.05, 0.4), ("arc", 0.5, 0.4, 0.45, 0.4, 180, 360), (0.95, 1.0)],
+         [(0.05, 0.6), (0.95, 0.6)]],                                                      # round top
+        [[(0.1, 1.0), (0.35, 0.0), (0.65, 0.0), (0.9, 1.0)], [(0.18, 0.6), (0.82, 0.6)]],   # flat top
+        [[(0.0, 1.0), (0.5, 0.0), (1.0, 1.0)], [(0.0, 0.72), (1.0, 0.66)]],                 # long low bar
+    ],
+    "B": [
+        [[(0.05, 1.0), (0.05, 0.0)],
+         [(0.05, 0.0), (0.55, 0.0), ("arc", 0.55, 0.24, 0.33, 0.24, -90, 90), (0.05, 0.48)],
+         [(0.05, 0.48), (0.6, 0.48), ("arc", 0.6, 0.74, 0.38, 0.26, -90, 90), (0.05, 1.0)]],
+        [[(0.1, 0.0), (0.1, 1.0)],                                                          # a stem and a 3
+         [(0.1, 0.0), ("arc", 0.45, 0.23, 0.4, 0.23, -90, 90), (0.3, 0.47)],
+         [(0.3, 0.47), ("arc", 0.45, 0.73, 0.5, 0.27, -90, 90), (0.1, 1.0)]],
+        [[(0.1, 1.0), (0.1, 0.0), ("arc", 0.4, 0.2, 0.45, 0.2, -90, 90), (0.1, 0.4),        # one stroke
+          ("arc", 0.45, 0.7, 0.5, 0.3, -90, 90), (0.1, 1.0)]],
+    ],
+    "C": [
+        [[("arc", 0.55, 0.5, 0.5, 0.5, -40, -320)]],
+        [[("arc", 0.55, 0.5, 0.5, 0.5, -60, -300)]],                                       # wide open
+        [[("arc", 0.55, 0.5, 0.5, 0.5, -20, -330)]],                                       # nearly closed
+        [[("arc", 0.75, 0.12, 0.12, 0.1, 90, -200), ("arc", 0.55, 0.5, 0.5, 0.45, -90, -320)]],   # a hook on top
+    ],
+    "D": [
+        [[(0.05, 0.0), (0.05, 1.0)], [(0.05, 0.0), (0.4, 0.0), ("arc", 0.4, 0.5, 0.58, 0.5, -90, 90), (0.05, 1.0)]],
+        [[(0.1, 0.0), (0.1, 1.0)], [(0.0, 0.05), ("arc", 0.2, 0.5, 0.78, 0.5, -90, 90), (0.05, 1.0)]],   # round
+        [[(0.1, 1.0), (0.1, 0.0), ("arc", 0.1, 0.5, 0.85, 0.5, -90, 90)]],                  # one stroke
+    ],
+    "E": [
+        [[(0.9, 0.0), (0.05, 0.0), (0.05, 1.0), (0.95, 1.0)], [(0.05, 0.5), (0.7, 0.5)]],   # block
+        [[("arc", 0.55, 0.26, 0.42, 0.26, -30, -270)], [("arc", 0.55, 0.75, 0.48, 0.25, -90, -330)]],  # ε
+        [[("arc", 0.6, 0.27, 0.38, 0.27, -20, -270), ("arc", 0.45, 0.5, 0.1, 0.05, -90, -450),
+          ("arc", 0.58, 0.75, 0.45, 0.25, -110, -340)]],                                   # ε with a loop
+        [[("arc", 0.55, 0.5, 0.5, 0.5, -40, -320)], [(0.05, 0.5), (0.6, 0.5)]],             # a C with a bar
+        [[(0.85, 0.0), (0.1, 0.0), (0.1, 1.0), (0.85, 1.0)], [(0.1, 0.5), (0.55, 0.5)]],    # short bars
+    ],
+    "F": [
+        [[(0.95, 0.0), (0.05, 0.0), (0.05, 1.0)], [(0.05, 0.48), (0.7, 0.48)]],
+        [[("arc", 0.55, 0.22, 0.4, 0.2, -10, -180), (0.15, 1.0)], [(0.0, 0.5), (0.7, 0.5)]],   # hooked top
+        [[(0.1, 0.0), (0.1, 1.0)], [(0.1, 0.0), (0.9, 0.02)], [(0.0, 0.52), (0.65, 0.5)]],  # bar across
+        [[(0.8, 0.0), (0.15, 0.0), (0.15, 1.0)], [(0.15, 0.45), (0.85, 0.45)]],             # long middle bar
+    ],
+    "0": [
+        [[("arc", 0.5, 0.5, 0.5, 0.5, -90, 270)]],
+        [[("arc", 0.5, 0.5, 0.5, 0.5, -100, 290)]],                                        # overshoot
+        [[("arc", 0.5, 0.5, 0.5, 0.5, -90, 270)], [(0.85, 0.05), (0.15, 0.95)]],            # slashed
+    ],
+    "1": [
+        [[(0.5, 0.0), (0.5, 1.0)]],
+        [[(0.15, 0.3), (0.6, 0.0), (0.6, 1.0)]],                                            # a flag
+        [[(0.2, 0.25), (0.55, 0.0), (0.55, 1.0)], [(0.15, 1.0), (0.95, 1.0)]],              # flag and foot
+        [[(0.3, 0.15), (0.55, 0.0), (0.45, 1.0)]],                                          # short flag, bent
+    ],
+    "2": [
+        [[("arc", 0.5, 0.3, 0.45, 0.3, -170, 20), (0.0, 1.0), (1.0, 1.0)]],
+        [[("arc", 0.5, 0.28, 0.45, 0.28, -160, 10), (0.1, 0.9), ("arc", 0.15, 0.85, 0.1, 0.12, -30, 240),
+          (1.0, 0.95)]],                                                                   # a loop at the foot
+        [[(0.05, 0.15), (0.5, 0.0), (0.9, 0.2), (0.05, 1.0), (0.95, 1.0)]],                 # angular
+        [[("arc", 0.5, 0.3, 0.45, 0.3, -180, 40), (0.55, 0.72), (0.25, 0.9), (0.05, 1.0), (1.0, 1.0)]],  # curved
+    ],
+    "3": [
+        [[("arc", 0.45, 0.25, 0.45, 0.25, -150, 90)], [("arc", 0.45, 0.73, 0.5, 0.27, -90, 150)]],
+        [[(0.05, 0.0), (0.9, 0.0), (0.35, 0.42)], [(0.35, 0.42), ("arc", 0.45, 0.7, 0.5, 0.3, -100, 150)]],  # flat top
+        [[("arc", 0.5, 0.25, 0.42, 0.25, -160, 90), ("arc", 0.5, 0.73, 0.48, 0.27, -90, 160)]],   # one stroke
+    ],
+    "4": [
+        [[(0.7, 0.0), (0.0, 0.68), (1.0, 0.68)], [(0.7, 0.0), (0.7, 1.0)]],                 # closed top
+        [[(0.15, 0.0), (0.05, 0.62), (1.0, 0.62)], [(0.72, 0.15), (0.72, 1.0)]],             # open top
+        [[(0.6, 0.0), (0.0, 0.65), (0.95, 0.65)], [(0.75, 0.3), (0.75, 1.0)]],               # closed, short stem
+        [[(0.1, 0.0), (0.1, 0.55), (0.95, 0.55)], [(0.75, 0.0), (0.7, 1.0)]],                # open, square
+    ],
+    "5": [
+        [[(0.9, 0.0), (0.2, 0.0), (0.15, 0.45)], [(0.15, 0.45), ("arc", 0.45, 0.68, 0.45, 0.32, -130, 150)]],
+        [[(0.2, 0.0), (0.12, 0.45), ("arc", 0.45, 0.68, 0.45, 0.32, -130, 150)], [(0.2, 0.0), (0.95, 0.02)]],
+        [[(0.85, 0.0), (0.25, 0.0), (0.2, 0.4), ("arc", 0.5, 0.7, 0.45, 0.3, -120, 120)]],  # small belly
+    ],
+    "6": [
+        [[("arc", 0.6, 0.6, 0.5, 0.6, -80, -180), ("arc", 0.5, 0.7, 0.42, 0.3, 180, -180)]],
+        [[(0.8, 0.0), (0.1, 0.62), ("arc", 0.5, 0.72, 0.42, 0.28, 180, -180)]],             # a straight stem
+        [[("arc", 0.65, 0.55, 0.55, 0.55, -70, -180), ("arc", 0.5, 0.78, 0.4, 0.22, 180, -180)]],   # small loop
+        [[("arc", 0.55, 0.5, 0.45, 0.5, -50, -180), ("arc", 0.5, 0.7, 0.45, 0.3, 180, -180)]],     # round stem
+    ],
+    "7": [
+        [[(0.0, 0.0), (1.0, 0.0), (0.35, 1.0)]],
+        [[(0.0, 0.0), (1.0, 0.0), (0.35, 1.0)], [(0.3, 0.52), (0.9, 0.5)]],                 # crossed
+        [[(0.0, 0.15), (0.05, 0.0), (1.0, 0.0), (0.45, 1.0)]],                              # a tick on top
+        [[(0.0, 0.0), (1.0, 0.0), (0.75, 0.35), (0.55, 0.7), (0.5, 1.0)]],                   # a curved stem
+    ],
+    "8": [
+        [[("arc", 0.5, 0.25, 0.36, 0.25, 90, 450)], [("arc", 0.5, 0.74, 0.46, 0.26, -90, 270)]],
+        [[("arc", 0.5, 0.25, 0.4, 0.25, 0, -270), ("arc", 0.5, 0.75, 0.45, 0.25, -90, 270),
+          ("arc", 0.5, 0.25, 0.4, 0.25, 90, 0)]],                                           # one stroke
+        [[("arc", 0.5, 0.3, 0.45, 0.3, 90, 450)], [("arc", 0.5, 0.8, 0.38, 0.2, -90, 270)]],   # big top
+    ],
+    "9": [
+        [[("arc", 0.45, 0.3, 0.42, 0.3, 0, -360)], [(0.87, 0.3), (0.8, 1.0)]],
+        [[("arc", 0.45, 0.3, 0.42, 0.3, 10, -350), (0.8, 0.85), ("arc", 0.5, 0.82, 0.3, 0.18, 0, 150)]],   # curled
+        [[("arc", 0.5, 0.28, 0.45, 0.28, 0, -360), (0.6, 1.0)]],                            # slanting stem
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One writer: a shape per character, and how they draw it."""
+
+    shapes: dict             # character -> index into SHAPES[character]
+    slant: float             # x moves by slant * height from bottom to top
+    width: float             # width / height
+    weight: float            # stroke width / height
+    tremor: float            # jitter of the skeleton / height
+    bend: float              # elastic distortion / height
+    pressure: float          # 0..1: how much a stroke thickens and thins along its way
+    size: float              # character height / box height
+    spacing: float           # gap between two digits / height
+    wander: float            # how far off the box's middle they write, as a share of the room left
+
+
+def random_writer(rng: np.random.Generator) -> Writer:
+    """A writer with a random shape for each character and a random hand."""
+    return Writer(shapes={ch: int(rng.integers(len(v))) for ch, v in SHAPES.items()},
+                  slant=float(rng.uniform(-0.2, 0.45)), width=float(rng.uniform(0.45, 1.0)),
+                  weight=float(rng.uniform(0.035, 0.19)), tremor=float(rng.uniform(0.0, 0.04)),
+                  bend=float(rng.uniform(0.0, 0.08)), pressure=float(rng.uniform(0.0, 0.6)),
+                  size=float(rng.uniform(0.4, 0.92)), spacing=float(rng.uniform(-0.08, 0.3)),
+                  wander=float(rng.uniform(0.0, 0.5)))
+
+
+def skeleton(stroke) -> np.ndarray:
+    """A stroke's points, its arcs sampled every 12 degrees or so: ``(n, 2)`` in the unit box.
+
+    >>> skeleton([(0, 0), ("arc", 0.5, 0.5, 0.5, 0.5, -90, 90)])[[0, 1, -1]].round(2).tolist()
+    [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0]]
+    """
+    pts = []
+    for item in stroke:
+        if item[0] == "arc":
+            _, cx, cy, rx, ry, a0, a1 = item
+            for a in np.linspace(math.radians(a0), math.radians(a1), max(6, int(abs(a1 - a0) / 12))):
+                pts.append((cx + rx * math.cos(a), cy + ry * math.sin(a)))
+        else:
+            pts.append(item)
+    return np.array(pts, np.float64)
+
+
+def _smooth_noise(rng: np.random.Generator, n: int, amp: float, dims: int = 1) -> np.ndarray:
+    """A smooth random signal of ``n`` samples (``dims`` channels), about ``amp`` in size."""
+    k = max(2, n // 10)
+    knots = rng.normal(0, amp, (k, dims))
+    t = np.linspace(0, k - 1, n)
+    return np.stack([np.interp(t, np.arange(k), knots[:, d]) for d in range(dims)], axis=1)
+
+
+def written(ch: str, writer: Writer, rng: np.random.Generator, height: float, oversample: int = 4) -> np.ndarray:
+    """One character as an ink mask (uint8, 255 ink) about ``height`` pixels tall, cropped to its
+    ink: drawn ``oversample`` times larger and brought down by area, so that a thin stroke comes
+    out thin and faint rather than a whole pixel wide."""
+    shapes = SHAPES[ch]
+    strokes = shapes[writer.shapes[ch] % len(shapes)]
+    h = float(height) * oversample
+    w = h * writer.width * rng.uniform(0.88, 1.12) * (0.55 if ch == "1" else 1.0)
+    slant = writer.slant + rng.uniform(-0.06, 0.06)
+    thick = max(1.0, h * writer.weight * rng.uniform(0.85, 1.15))
+    pad = int(2 * thick + abs(slant) * h + 4)
+    canvas = np.zeros((int(h) + 2 * pad, int(w + abs(slant) * h) + 2 * pad + 1), np.uint8)
+    for stroke in strokes:
+        p = skeleton(stroke)
+        seg = np.linalg.norm(np.diff(p, axis=0), axis=1)
+        t = np.r_[0, np.cumsum(seg)]
+        n = max(2, int(t[-1] * 40))
+        ts = np.linspace(0, t[-1], n)
+        q = np.c_[np.interp(ts, t, p[:, 0]), np.interp(ts, t, p[:, 1])]
+        q = q + _smooth_noise(rng, n, writer.tremor, 2) + rng.normal(0, writer.tremor * 0.2, (n, 2))
+        x = pad + q[:, 0] * w + (1 - q[:, 1]) * h * slant - min(0.0, slant) * h
+        y = pad + q[:, 1] * h
+        widths = thick * np.clip(1 + _smooth_noise(rng, n, writer.pressure)[:, 0], 0.35, 1.8)
+        pts = np.round(np.c_[x, y] * 16).astype(np.int32)
+        for i in range(n - 1):
+            cv2.line(canvas, tuple(pts[i]), tuple(pts[i + 1]), 255, max(1, int(round(widths[i]))), cv2.LINE_AA,
+                     shift=4)
+    if writer.bend > 0:
+        canvas = _bent(canvas, writer.bend * h, rng)
+    small = cv2.resize(canvas, (max(1, canvas.shape[1] // oversample), max(1, canvas.shape[0] // oversample)),
+                       interpolation=cv2.INTER_AREA)
+    ys, xs = np.nonzero(small > 8)
+    if len(ys) == 0:
+        return small
+    return small[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _bent(mask: np.ndarray, amount_px: float, rng: np.random.Generator) -> np.ndarray:
+    """``mask`` bent by a smooth random displacement of about ``amount_px`` pixels."""
+    h, w = mask.shape
+    field = [cv2.resize(rng.normal(0, amount_px, (3, 3)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+             for _ in range(2)]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    return cv2.remap(mask, xx + field[0], yy + field[1], cv2.INTER_LINEAR)
+
+
+def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, float], writer: Writer,
+                 rng: np.random.Generator) -> None:
+    """Write ``text`` into the pixel ``box = (x0, y0, x1, y1)`` of ``mask`` (in place, ink = max): the
+    writer's size, off the middle by their wander, a tilted baseline; shrunk where it does not fit
+    (a big hand may still touch the box's lines).
+
+    >>> mask = np.zeros((100, 100), np.uint8)
+    >>> write_in_box(mask, "27", (10, 10, 90, 90), random_writer(np.random.default_rng(1)), np.random.default_rng(2))
+    >>> bool(mask[:10].max() == 0 and mask[10:90, 10:90].max() > 200)
+    True
+    """
+    x0, y0, x1, y1 = box
+    bw, bh = x1 - x0, y1 - y0
+    height = bh * writer.size * rng.uniform(0.9, 1.1)
+    glyphs = [written(ch, writer, rng, height) for ch in text]
+    gap = int(writer.spacing * height)
+    total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
+    total_h = max(g.shape[0] for g in glyphs)
+    k = min(1.0, 0.96 * bw / max(total_w, 1), 0.98 * bh / max(total_h, 1))
+    if k < 1.0:
+        glyphs = [cv2.resize(g, (max(1, int(g.shape[1] * k)), max(1, int(g.shape[0] * k))), interpolation=cv2.INTER_AREA)
+                  for g in glyphs]
+        gap = int(gap * k)
+        total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
+        total_h = max(g.shape[0] for g in glyphs)
+    room_x, room_y = max(0.0, bw - total_w), max(0.0, bh - total_h)
+    cx = x0 + bw / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_x
+    cy = y0 + bh / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_y
+    x = int(round(cx - total_w / 2))
+    base = cy + total_h / 2
+    tilt = rng.normal(0, 0.05)
+    for g in glyphs:
+        gh, gw = g.shape
+        y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
+        y = min(max(y, int(y0)), int(y1) - gh)
+        xa = min(max(x, int(x0)), int(x1) - gw)
+        _max_into(mask, g, xa, y)
+        x += gw + gap
+
+
+def _max_into(mask: np.ndarray, g: np.ndarray, x: int, y: int) -> None:
+    """``mask[y:, x:] = max(mask, g)``, clipped at the mask's borders."""
+    H, W = mask.shape
+    gh, gw = g.shape
+    ax0, ay0, ax1, ay1 = max(0, x), max(0, y), min(W, x + gw), min(H, y + gh)
+    if ax1 > ax0 and ay1 > ay0:
+        sub = mask[ay0:ay1, ax0:ax1]
+        np.maximum(sub, g[ay0 - y:ay1 - y, ax0 - x:ax1 - x], out=sub)
