@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.render.handwriting import fit_glyphs, max_into
+
 # A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
 # and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
 # down: -90 is the top of the ellipse, 90 its bottom), drawn from start to end.
@@ -244,16 +246,7 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
     bw, bh = x1 - x0, y1 - y0
     height = bh * writer.size * rng.uniform(0.9, 1.1)
     glyphs = [written(ch, writer, rng, height) for ch in text]
-    gap = int(writer.spacing * height)
-    total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
-    total_h = max(g.shape[0] for g in glyphs)
-    k = min(1.0, 0.96 * bw / max(total_w, 1), 0.98 * bh / max(total_h, 1))
-    if k < 1.0:
-        glyphs = [cv2.resize(g, (max(1, int(g.shape[1] * k)), max(1, int(g.shape[0] * k))), interpolation=cv2.INTER_AREA)
-                  for g in glyphs]
-        gap = int(gap * k)
-        total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
-        total_h = max(g.shape[0] for g in glyphs)
+    glyphs, gap, total_w, total_h = fit_glyphs(glyphs, int(writer.spacing * height), (0.96 * bw, 0.98 * bh))
     room_x, room_y = max(0.0, bw - total_w), max(0.0, bh - total_h)
     cx = x0 + bw / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_x
     cy = y0 + bh / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_y
@@ -265,15 +258,6 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
         y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
         y = min(max(y, int(y0)), int(y1) - gh)
         xa = min(max(x, int(x0)), int(x1) - gw)
-        _max_into(mask, g, xa, y)
+        max_into(mask, g, xa, y)
         x += gw + gap
 
-
-def _max_into(mask: np.ndarray, g: np.ndarray, x: int, y: int) -> None:
-    """``mask[y:, x:] = max(mask, g)``, clipped at the mask's borders."""
-    H, W = mask.shape
-    gh, gw = g.shape
-    ax0, ay0, ax1, ay1 = max(0, x), max(0, y), min(W, x + gw), min(H, y + gh)
-    if ax1 > ax0 and ay1 > ay0:
-        sub = mask[ay0:ay1, ax0:ax1]
-        np.maximum(sub, g[ay0 - y:ay1 - y, ax0 - x:ax1 - x], out=sub)

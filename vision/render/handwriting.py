@@ -242,16 +242,7 @@ def write(mask: np.ndarray, text: str, box: tuple[float, float, float, float], h
     height = bh * hand.size * rng.uniform(0.9, 1.1)
     glyphs = [glyph(ch, hand, rng, height * (0.72 if hand.lowercase and ch.isalpha() and ch.upper() in "ACE" else 1.0))
               for ch in text]
-    gap = int(hand.spacing * height)
-    total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
-    total_h = max(g.shape[0] for g in glyphs)
-    k = min(1.0, 0.92 * bw / max(total_w, 1), 0.95 * bh / max(total_h, 1))
-    if k < 1.0:
-        glyphs = [cv2.resize(g, (max(1, int(g.shape[1] * k)), max(1, int(g.shape[0] * k))), interpolation=cv2.INTER_AREA)
-                  for g in glyphs]
-        gap = int(gap * k)
-        total_w = sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1)
-        total_h = max(g.shape[0] for g in glyphs)
+    glyphs, gap, total_w, total_h = fit_glyphs(glyphs, int(hand.spacing * height), (0.92 * bw, 0.95 * bh))
     cx = x0 + bw / 2 + rng.normal(0, 0.08) * max(0.0, bw - total_w)
     cy = y0 + bh / 2 + rng.normal(0, 0.08) * max(0.0, bh - total_h)
     x = int(round(cx - total_w / 2))
@@ -260,11 +251,32 @@ def write(mask: np.ndarray, text: str, box: tuple[float, float, float, float], h
     for g in glyphs:
         gh, gw = g.shape
         y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
-        _max_into(mask, g, x, y)
+        max_into(mask, g, x, y)
         x += gw + gap
 
 
-def _max_into(mask: np.ndarray, g: np.ndarray, x: int, y: int) -> None:
+def fit_glyphs(glyphs: list[np.ndarray], gap: int, room: tuple[float, float]):
+    """Glyphs written side by side, ``gap`` pixels apart, shrunk together where they do not fit in
+    ``room`` (width, height): ``(glyphs, gap, total width, total height)``.
+
+    >>> glyphs, gap, w, h = fit_glyphs([np.ones((20, 10), np.uint8)] * 2, 4, (12.0, 30.0))
+    >>> gap, w, h
+    (2, 12, 10)
+    """
+    def size(glyphs, gap):
+        return sum(g.shape[1] for g in glyphs) + gap * (len(glyphs) - 1), max(g.shape[0] for g in glyphs)
+
+    total_w, total_h = size(glyphs, gap)
+    k = min(1.0, room[0] / max(total_w, 1), room[1] / max(total_h, 1))
+    if k < 1.0:
+        glyphs = [cv2.resize(g, (max(1, int(g.shape[1] * k)), max(1, int(g.shape[0] * k))), interpolation=cv2.INTER_AREA)
+                  for g in glyphs]
+        gap = int(gap * k)
+        total_w, total_h = size(glyphs, gap)
+    return glyphs, gap, total_w, total_h
+
+
+def max_into(mask: np.ndarray, g: np.ndarray, x: int, y: int) -> None:
     """``mask[y:, x:] = max(mask, g)`` with clipping at the mask's borders."""
     H, W = mask.shape
     gh, gw = g.shape
