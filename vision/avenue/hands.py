@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.render.handwriting import fit_glyphs, max_into
+from vision.render.handwriting import bend_elastically, fit_glyphs, max_into
 
 # A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
 # and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
@@ -213,22 +213,13 @@ def written(ch: str, writer: Writer, rng: np.random.Generator, height: float, ov
             cv2.line(canvas, tuple(pts[i]), tuple(pts[i + 1]), 255, max(1, int(round(widths[i]))), cv2.LINE_AA,
                      shift=4)
     if writer.bend > 0:
-        canvas = _bent(canvas, writer.bend * h, rng)
+        canvas = bend_elastically(canvas, writer.bend * h, rng)     # (grown by a margin: the ink is cut out below)
     small = cv2.resize(canvas, (max(1, canvas.shape[1] // oversample), max(1, canvas.shape[0] // oversample)),
                        interpolation=cv2.INTER_AREA)
     ys, xs = np.nonzero(small > 8)
     if len(ys) == 0:
         return small
     return small[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-
-
-def _bent(mask: np.ndarray, amount_px: float, rng: np.random.Generator) -> np.ndarray:
-    """``mask`` bent by a smooth random displacement of about ``amount_px`` pixels."""
-    h, w = mask.shape
-    field = [cv2.resize(rng.normal(0, amount_px, (3, 3)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
-             for _ in range(2)]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    return cv2.remap(mask, xx + field[0], yy + field[1], cv2.INTER_LINEAR)
 
 
 def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, float], writer: Writer,

@@ -212,14 +212,14 @@ def glyph(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndar
     else:
         m = _letter(ch.upper(), hand, rng, height)
     if hand.elastic > 0:
-        m = _elastic(m, hand.elastic * height, rng)
+        m = bend_elastically(m, hand.elastic * height, rng)
     ys, xs = np.nonzero(m)
     if len(ys) == 0:
         return m
     return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
-def _elastic(mask: np.ndarray, amount_px: float, rng: np.random.Generator) -> np.ndarray:
+def bend_elastically(mask: np.ndarray, amount_px: float, rng: np.random.Generator) -> np.ndarray:
     """``mask`` bent by a smooth random displacement of about ``amount_px`` pixels."""
     pad = int(amount_px) + 2
     m = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
