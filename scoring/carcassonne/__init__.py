@@ -122,7 +122,7 @@ from .feature_graph import (  # noqa: F401
     Feature, joined_edges, features, _UnionFind, _squares, _joined, _Board, _features,
 )
 from .layouts import (  # noqa: F401
-    fits, legal_placements, random_layout, random_meeples, _edges_fit, _fits, _legal, _grow,
+    fits, legal_placements, random_layout, random_meeples, edges_fit, _fits, _legal, _grow,
 )
 from .validation import (  # noqa: F401
     validate, _tile, _group, _edge_mismatches, _where, _disconnected, _holes_unfilled, _misplaced_meeples,

@@ -30,7 +30,7 @@ def fits(layout: Layout, placement: Placement) -> bool:
     return _fits(_Board.of(layout).squares, layout.catalogue[placement.tile], placement)
 
 
-def _edges_fit(a: str, b: str) -> bool:
+def edges_fit(a: str, b: str) -> bool:
     """Whether two touching edge kinds match (an abbey's edge fits any, a gate any but a city's)."""
     if a in GATE_EDGES or b in GATE_EDGES:
         return "city" not in (a, b)
@@ -49,7 +49,7 @@ def _fits(squares: dict, tile: TileType, p: Placement, joins: str = "") -> bool:
         other = neighbour(p.square, edge)
         if other in squares:
             _, t, r = squares[other]
-            if not _edges_fit(t.edges(r)[EDGES.index(opposite(edge))], edges[i]):
+            if not edges_fit(t.edges(r)[EDGES.index(opposite(edge))], edges[i]):
                 return False
             touching += 1
             joined = joined or edges[i] == joins

@@ -12,7 +12,7 @@ from .tiles import EDGES, GAME, Square, neighbour, opposite
 from .state import Layout
 from .text import from_text
 from .feature_graph import _Board, features, joined_edges
-from .layouts import _edges_fit
+from .layouts import edges_fit
 
 
 # ---------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def _edge_mismatches(board: _Board) -> list[Finding]:
             if other not in board.squares:
                 continue
             mine, theirs = board.edge(square, edge), board.edge(other, opposite(edge))
-            if not _edges_fit(mine, theirs):
+            if not edges_fit(mine, theirs):
                 out.append(Finding("edge-mismatch",
                                    f"tile {_where(board, square)} has {mine} on its {edge} edge, "
                                    f"tile {_where(board, other)} has {theirs} on its {opposite(edge)} edge",

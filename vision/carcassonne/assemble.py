@@ -151,17 +151,12 @@ def _doubted(confidences: dict, findings) -> dict:
     return confidences
 
 
-def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> tuple[int, int]:
-    """``(touching, disagreeing)``: the neighbours of ``sq`` in ``squares``, and how many of their edges
-    disagree with its tile's (``tiles``: square -> ``(type, rotation)``; a wild edge agrees with any)."""
-    edges, touching, n = catalogue[tiles[sq][0]].edges(tiles[sq][1]), 0, 0
-    for i, e in enumerate(rules.EDGES):
-        nb = rules.neighbour(sq, e)
-        if nb in squares:
-            a, b = edges[i], catalogue[tiles[nb][0]].edges(tiles[nb][1])[(i + 2) % 4]
-            touching += 1
-            n += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
-    return touching, n
+def _misfits(sq, squares: set, tiles: dict, catalogue: dict) -> int:
+    """How many of the neighbours of ``sq`` in ``squares`` have an edge that does not fit its tile's
+    (``tiles``: square -> ``(type, rotation)``; :func:`scoring.carcassonne.edges_fit`)."""
+    edges = catalogue[tiles[sq][0]].edges(tiles[sq][1])
+    return sum(not rules.edges_fit(edges[i], catalogue[tiles[nb][0]].edges(tiles[nb][1])[(i + 2) % 4])
+               for i, nb in enumerate(rules.neighbour(sq, e) for e in rules.EDGES) if nb in squares)
 
 
 def without_misfits(squares: set, tiles: dict, most: int) -> set:
@@ -175,7 +170,7 @@ def without_misfits(squares: set, tiles: dict, most: int) -> set:
     """
     catalogue = rules.load_catalogue()
     kept = set(squares)
-    misfits = lambda sq: _misfits(sq, kept, tiles, catalogue)[1]
+    misfits = lambda sq: _misfits(sq, kept, tiles, catalogue)
 
     while kept:
         worst = max(sorted(kept), key=misfits)

@@ -191,7 +191,7 @@ EVIDENCE = Evidence()
 
 def edge_agreement(layout: rules.Layout) -> tuple[int, int]:
     """``(touching, mismatched)``: the edges where two tiles of ``layout`` touch, and how many
-    of them do not match (a wild edge, an abbey's, matches anything).
+    of them do not fit (:func:`scoring.carcassonne.edges_fit`: an abbey's edge fits anything).
 
     >>> edge_agreement(rules.from_text("carcassonne; D@0,0 E@0,-1:180 U@1,0:90"))
     (2, 0)
@@ -207,8 +207,7 @@ def edge_agreement(layout: rules.Layout) -> tuple[int, int]:
             if other is None:
                 continue
             touching += 1
-            a, b = edges[i], other[(i + 2) % 4]
-            mismatched += a != b and a not in rules.WILD_EDGES and b not in rules.WILD_EDGES
+            mismatched += not rules.edges_fit(edges[i], other[(i + 2) % 4])
     return touching, mismatched
 
 
