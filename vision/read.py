@@ -212,48 +212,36 @@ def _first_board(image: np.ndarray, source: str, game: str | None, clock: _Clock
         raise UserError.naming(source, refused)
     cue = detect.game_cue(image)
     clock.lap("detect")
-    tried, briefly, searched_on = [], [], []
+    tried, briefly = [], []
 
-    def record() -> dict:
-        """The detection's record: the cue, the games asked in turn, those asked briefly first."""
-        return {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried, "brief": briefly}
-
-    def ask(candidate: str, looks: dict) -> Reading | None:
-        """``candidate``'s reading of the photo, or None where it refuses it (its whole time is then
-        one stage, "refused:GAME"; a brief look that stopped short is remembered to search on)."""
+    def ask(candidate: str, brief_look: bool):
+        """``candidate``'s reading of the photo; None where it refuses it, :data:`vision.detect.SHORT`
+        where its brief look stopped short (its whole time is then one stage, "refused:GAME")."""
         tried.append(candidate)
-        if looks:
+        if brief_look:
             briefly.append(candidate)
         trial = _Clock()
         try:
             reading = READERS[candidate](image, source, trial, **_options_for(candidate, options, True),
-                                         **hook(candidate), **looks)
+                                         **hook(candidate), **({"brief": True} if brief_look else {}))
         except UserError as e:
             if not detect.is_not_found(e):
                 raise
-            if isinstance(e, LookedBriefly):
-                searched_on.append(candidate)
             trial.lap("rest")
             key = f"refused:{candidate}"
             clock.times[key] = clock.times.get(key, 0.0) + sum(trial.times.values())
             clock._t = trial._t
-            return None
+            return detect.SHORT if isinstance(e, LookedBriefly) else None
         clock.times.update(trial.times)
         clock._t = trial._t
         return reading
 
-    # a reader that can looks briefly first where the cue does not hold its game likely (a wrong cue
-    # then costs a brief look, not a whole search); those that stopped short search on after the
-    # others were asked, in the same order (vision.detect.Asking)
-    for candidate in detect.reading_order(cue):
-        reading = ask(candidate, brief(candidate) if detect.asked_briefly(cue, candidate) else {})
-        if reading is not None:
-            return reading, record()
-    for candidate in list(searched_on):
-        reading = ask(candidate, {})
-        if reading is not None:
-            return reading, record()
-    raise UserError.naming(source, detect.none_found(source))
+    # a wrong cue costs a brief look, not a whole search, where the reader can look briefly
+    # (vision.detect.ask_in_turn, vision.detect.Asking)
+    found = detect.ask_in_turn(cue, ask, lambda g: game_reader(g).looks_briefly)
+    if found is None:
+        raise UserError.naming(source, detect.none_found(source))
+    return found[1], {"cue": {g: round(p, 4) for g, p in cue.items()}, "tried": tried, "brief": briefly}
 
 
 def brief(game: str) -> dict:

@@ -262,16 +262,38 @@ def reading_order(cue: dict[str, float]) -> list[str]:
     return sorted(cue, key=lambda g: -cue[g])
 
 
-def asked_briefly(cue: dict[str, float], game: str, params: Asking = ASKING) -> bool:
-    """Whether ``game``'s reader, if it can, is first asked for a brief look (:class:`Asking`):
-    the cue does not hold its game likely.
+#: What a reader asked by :func:`ask_in_turn` answers where it looked briefly and stopped short.
+SHORT = "short"
 
-    >>> asked_briefly({"avenue": 0.44, "agricola": 0.0, "carcassonne": 0.56}, "carcassonne")
-    True
-    >>> asked_briefly({"avenue": 0.01, "agricola": 0.003, "carcassonne": 0.987}, "carcassonne")
-    False
+
+def ask_in_turn(cue: dict[str, float], ask, looks_briefly, params: Asking = ASKING):
+    """Ask the readers as detection does, most likely first (:func:`reading_order`): ``ask(game,
+    brief)`` returns what ``game``'s reader made of the photo, None where it refused it, or
+    :data:`SHORT` where it was asked briefly and stopped short. A reader that can look briefly
+    (``looks_briefly(game)``) does so where the cue gives its game less than
+    :attr:`Asking.brief_below`; those that stopped short search on after the others were asked,
+    in the same order. ``(game, answer)`` of the first reader that read the photo, or None.
+
+    >>> answers = {("carcassonne", True): SHORT, ("avenue", False): None, ("carcassonne", False): "a layout"}
+    >>> asked = []
+    >>> ask = lambda game, brief: asked.append((game, brief)) or answers[game, brief]
+    >>> ask_in_turn({"carcassonne": 0.6, "avenue": 0.4}, ask, lambda game: game == "carcassonne")
+    ('carcassonne', 'a layout')
+    >>> asked
+    [('carcassonne', True), ('avenue', False), ('carcassonne', False)]
     """
-    return cue[game] < params.brief_below
+    short = []
+    for game in reading_order(cue):
+        answer = ask(game, looks_briefly(game) and cue[game] < params.brief_below)
+        if answer is SHORT:
+            short.append(game)
+        elif answer is not None:
+            return game, answer
+    for game in short:
+        answer = ask(game, False)
+        if answer is not None:
+            return game, answer
+    return None
 
 
 _NOT_FOUND = re.compile(r"\bno (Avenue sheet|Agricola farmyard|Carcassonne layout) found in ")

@@ -8,9 +8,11 @@ costs (:func:`ask_costs`, :func:`replay`), the measure :class:`vision.detect.Ask
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from vision.detect import game_cue, photo_cue, reading_order
+from vision.detect import ASKING, SHORT, ask_in_turn, game_cue, photo_cue, reading_order
 
 
 # ---------------------------------------------------------------------------
@@ -118,7 +120,8 @@ def ask_costs(folders, log=print) -> list[dict]:
 
 
 def replay(rows: list[dict], brief_below: float) -> dict:
-    """Ask the readers of :func:`ask_costs`'s rows as :func:`vision.read.read_photo` does with
+    """Ask the readers of :func:`ask_costs`'s rows as :func:`vision.read.read_photo` does
+    (:func:`vision.detect.ask_in_turn`), with
     :attr:`vision.detect.Asking.brief_below` at ``brief_below`` (0: every reader's whole search, in
     the cue's order): the photos read as their own game, as another, by none, and the CPU seconds
     added before the right reader read (over the photos read right; the right reader asked alone
@@ -134,25 +137,18 @@ def replay(rows: list[dict], brief_below: float) -> dict:
         return row.get(f"{game}:whole") or row[f"{game}:brief"]
 
     right, wrong, added = 0, 0, []
+    asking = replace(ASKING, brief_below=brief_below)
     for row in rows:
-        cue, spent, short, read_as = row["cue"], 0.0, [], None
-        for game in reading_order(cue):
-            if f"{game}:brief" in row and cue[game] < brief_below:
-                answer, seconds = row[f"{game}:brief"]
-                if answer == "short":
-                    short.append(game)
-            else:
-                answer, seconds = whole(row, game)
+        spent = 0.0
+
+        def ask(game, brief):
+            nonlocal spent
+            answer, seconds = row[f"{game}:brief"] if brief else whole(row, game)
             spent += seconds
-            if answer == "read":
-                read_as = game
-                break
-        for game in short if read_as is None else ():
-            answer, seconds = row[f"{game}:whole"]
-            spent += seconds
-            if answer == "read":
-                read_as = game
-                break
+            return {"read": game, "refused": None, "short": SHORT}[answer]
+
+        found = ask_in_turn(row["cue"], ask, lambda game: f"{game}:brief" in row, asking)
+        read_as = found[0] if found else None
         if read_as == row["truth"]:
             right += 1
             added.append(spent - whole(row, row["truth"])[1])
@@ -174,8 +170,6 @@ def _main(argv=None) -> int:
                         help="each reader asked briefly and at length (CPU seconds), and ways of asking replayed")
     args = parser.parse_args(argv)
     if args.costs:
-        from vision.detect import ASKING
-
         rows = ask_costs(args.folders)
         ways = {"whole searches": 0.0, f"briefly under {ASKING.brief_below} (shipped)": ASKING.brief_below,
                 **{f"briefly under {b}": b for b in (0.7, 0.8, 0.95, 0.99, 1.01)}}
