@@ -20,13 +20,12 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.render.handwriting import bend_elastically, fit_glyphs, max_into
+from vision.render.handwriting import bend_elastically, fit_glyphs, max_into, resampled, skeleton_points
 
 # A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
 # and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
@@ -160,23 +159,6 @@ def random_writer(rng: np.random.Generator) -> Writer:
                   wander=float(rng.uniform(0.0, 0.5)))
 
 
-def skeleton(stroke) -> np.ndarray:
-    """A stroke's points, its arcs sampled every 12 degrees or so: ``(n, 2)`` in the unit box.
-
-    >>> skeleton([(0, 0), ("arc", 0.5, 0.5, 0.5, 0.5, -90, 90)])[[0, 1, -1]].round(2).tolist()
-    [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0]]
-    """
-    pts = []
-    for item in stroke:
-        if item[0] == "arc":
-            _, cx, cy, rx, ry, a0, a1 = item
-            for a in np.linspace(math.radians(a0), math.radians(a1), max(6, int(abs(a1 - a0) / 12))):
-                pts.append((cx + rx * math.cos(a), cy + ry * math.sin(a)))
-        else:
-            pts.append(item)
-    return np.array(pts, np.float64)
-
-
 def _smooth_noise(rng: np.random.Generator, n: int, amp: float, dims: int = 1) -> np.ndarray:
     """A smooth random signal of ``n`` samples (``dims`` channels), about ``amp`` in size."""
     k = max(2, n // 10)
@@ -198,12 +180,8 @@ def written(ch: str, writer: Writer, rng: np.random.Generator, height: float, ov
     pad = int(2 * thick + abs(slant) * h + 4)
     canvas = np.zeros((int(h) + 2 * pad, int(w + abs(slant) * h) + 2 * pad + 1), np.uint8)
     for stroke in strokes:
-        p = skeleton(stroke)
-        seg = np.linalg.norm(np.diff(p, axis=0), axis=1)
-        t = np.r_[0, np.cumsum(seg)]
-        n = max(2, int(t[-1] * 40))
-        ts = np.linspace(0, t[-1], n)
-        q = np.c_[np.interp(ts, t, p[:, 0]), np.interp(ts, t, p[:, 1])]
+        q = resampled(skeleton_points(stroke), 40)
+        n = len(q)
         q = q + _smooth_noise(rng, n, writer.tremor, 2) + rng.normal(0, writer.tremor * 0.2, (n, 2))
         x = pad + q[:, 0] * w + (1 - q[:, 1]) * h * slant - min(0.0, slant) * h
         y = pad + q[:, 1] * h

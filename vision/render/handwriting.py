@@ -132,7 +132,13 @@ _SMALL = {
 }
 
 
-def _skeleton_points(stroke) -> np.ndarray:
+def skeleton_points(stroke) -> np.ndarray:
+    """A stroke's points, its arcs ``("arc", cx, cy, rx, ry, start_deg, end_deg)`` sampled every 12
+    degrees or so: ``(n, 2)`` in the unit box.
+
+    >>> skeleton_points([(0, 0), ("arc", 0.5, 0.5, 0.5, 0.5, -90, 90)])[[0, 1, -1]].round(2).tolist()
+    [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0]]
+    """
     pts = []
     for item in stroke:
         if item[0] == "arc":
@@ -145,6 +151,18 @@ def _skeleton_points(stroke) -> np.ndarray:
     return np.array(pts, np.float64)
 
 
+def resampled(points: np.ndarray, per_unit: float) -> np.ndarray:
+    """``points`` (a stroke, ``(n, 2)``) resampled evenly along its length: ``per_unit`` times its
+    length points, two at least, the ends kept.
+
+    >>> resampled(np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), 2).tolist()
+    [[0.0, 0.0], [0.0, 0.6666666666666666], [0.33333333333333326, 1.0], [1.0, 1.0]]
+    """
+    t = np.r_[0, np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))]
+    ts = np.linspace(0, t[-1], max(2, int(t[-1] * per_unit)))
+    return np.c_[np.interp(ts, t, points[:, 0]), np.interp(ts, t, points[:, 1])]
+
+
 def _letter(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.ndarray:
     strokes = (_SMALL if hand.lowercase else _CAPITALS)[ch]
     h = float(height)
@@ -154,13 +172,8 @@ def _letter(ch: str, hand: Hand, rng: np.random.Generator, height: int) -> np.nd
     pad = int(thick + abs(slant) * h + 2)
     canvas = np.zeros((height + 2 * pad, int(w) + 2 * pad + 1), np.uint8)
     for stroke in strokes:
-        p = _skeleton_points(stroke)
-        # resample densely, then add a smooth tremor
-        seg = np.linalg.norm(np.diff(p, axis=0), axis=1)
-        t = np.r_[0, np.cumsum(seg)]
-        n = max(2, int(t[-1] * 20))
-        ts = np.linspace(0, t[-1], n)
-        q = np.c_[np.interp(ts, t, p[:, 0]), np.interp(ts, t, p[:, 1])]
+        q = resampled(skeleton_points(stroke), 20)       # densely, then a smooth tremor added
+        n = len(q)
         wobble = np.cumsum(rng.normal(0, hand.tremor, (n, 2)), axis=0) * 0.4 + rng.normal(0, hand.tremor * 0.3, (n, 2))
         q = q + wobble
         x = pad + q[:, 0] * w + (1 - q[:, 1]) * h * slant - min(0.0, slant) * h
