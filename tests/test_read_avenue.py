@@ -188,6 +188,33 @@ def test_a_sheet_touching_another_is_found():
     assert np.abs(reading.corners - np.float32(truth["corners"])).max() < 3
 
 
+def test_a_sheet_on_a_grainy_table_as_bright_as_its_paper_is_found_by_its_edges():
+    """A printed sheet on a coarse-grained table of the paper's own brightness, a shadow across
+    both: no bright region outlines the page and the grain breaks up its edges, so the first
+    search finds nothing. The second search smooths the grain away with a median filter
+    (``Locate.edge_median``) and finds the page by its edges."""
+    from vision.avenue import render as draw
+    from vision.avenue.locate import LOCATE, locate_sheet
+    from vision.avenue.read import SECOND_SEARCH
+
+    rng = np.random.default_rng(0)
+    sheet = draw.draw_printed(avenue.DEFAULT_TEMPLATE, draw.random_style(rng), 3.0, rng).astype(np.float32)
+    grain = np.clip(np.median(sheet) + rng.normal(0, 120, (400, 533)), 0, 255).astype(np.float32)
+    table = cv2.resize(grain, (1600, 1200), interpolation=cv2.INTER_NEAREST)[..., None].repeat(3, 2)
+    h, w = sheet.shape[:2]
+    corners = np.float32([[600, 380], [1090, 450], [1040, 800], [560, 730]])
+    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), corners)
+    page = cv2.warpPerspective(np.ones((h, w), np.float32), to_photo, (1600, 1200))[..., None]
+    photo = table * (1 - page) + cv2.warpPerspective(sheet, to_photo, (1600, 1200)) * page
+    yy, xx = np.mgrid[:1200, :1600]
+    shade = cv2.GaussianBlur((1 - 0.5 * (np.abs(xx - 1.2 * yy - 300) < 350)).astype(np.float32), (0, 0), 60)
+    photo = np.clip(photo * shade[..., None], 0, 255).astype(np.uint8)
+
+    assert locate_sheet(photo, params=LOCATE) is None
+    found = locate_sheet(photo, params=SECOND_SEARCH)
+    assert found is not None and np.abs(found.corners - corners).max() < 2
+
+
 def test_a_sheet_drawn_in_faint_pencil_has_its_empty_cells_flagged():
     # the sheet's road ink: how dark the cells read as roads are drawn where nothing is printed
     from vision.avenue.read import road_ink

@@ -51,6 +51,9 @@ class Locate:
     min_area: float = 0.02          # a candidate covers at least this fraction of the photo
     max_candidates: int = 12        # largest candidates kept for verification
     local_contrast: float = 12.0    # the page is this much brighter than its neighbourhood (8-bit levels)
+    edge_median: int = 0            # the page's edges are looked for where a median filter of this size
+                                    # has smoothed the table's grain away (a sheet no brighter than its
+                                    # table, a shadow across both); 0: a Gaussian blur's
     coarse_min: float = 0.8         # line contrast of an outline worth checking closely
     refine_top: int = 16            # the best few outlines are checked closely
     min_score: float = 2.2          # line contrast on the rectified sheet needed to accept it, or:
@@ -445,9 +448,10 @@ def candidate_quads(image: np.ndarray, layout: Layout, params: Locate = LOCATE):
         for bright in brights:
             bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, kernel)
             masks.append(("page", cv2.morphologyEx(bright, cv2.MORPH_OPEN, opening, iterations=2)))
-    # the page: closed edge contours, for a sheet on a pale table
-    edges = cv2.dilate(cv2.Canny(blur, 30, 90), kernel)
-    masks.append(("edges", edges))
+    # the page: closed edge contours, for a sheet on a pale table, where the table's grain is
+    # smoothed away (a median keeps the page's straight edges sharp)
+    smooth = cv2.medianBlur(gray, params.edge_median) if params.edge_median else blur
+    masks.append(("edges", cv2.dilate(cv2.Canny(smooth, 30, 90), kernel)))
     # the printed grid: the outline of the largest blob of dark ink
     ink = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
                                 2 * max(7, k * 3) + 1, 10)

@@ -41,8 +41,9 @@ class AvenueModels:
 
 AVENUE_MODELS = AvenueModels()
 
-#: Where no sheet is found, a second search parts the page from another sheet touching it.
-SECOND_SEARCH = replace(LOCATE, page_open=3)
+#: Where no sheet is found, a second search parts the page from another sheet touching it, and looks
+#: for its edges where a median filter has smoothed away the grain of a table as bright as the page.
+SECOND_SEARCH = replace(LOCATE, page_open=3, edge_median=5)
 
 #: The search for one more sheet in a photo, the sheets found covered (:func:`read_boards`): the
 #: outlines that look like a sheet from afar only (no strict second pass, no second search), so
