@@ -104,6 +104,11 @@ class MeepleJudge:
     #                                 and a coloured peak both likely and one meeple, where the black one was kept
     #                                 (the likelier), the coloured one was right in 8 of 10
     #                                 ("": the likelier, whatever its colour)
+    pixel_colour: bool = True       # a peak's colour is the piece's own where the photo's pixels there name one
+    #                                 (:func:`piece_colours`), the map's elsewhere: the map misnames pieces of
+    #                                 another set (a green one in shade blue or black)
+    pairs: bool = True              # two likely peaks nearer than ``apart`` whose pixels name two colours are two
+    #                                 meeples side by side, not one
     map_pose: float = 0.5           # how surely a meeple kept lies: this much the tile model's meeple map's, the rest
     #                                 the meeple model's (two looks, each wrong on other meeples); it is a farmer from
     #                                 0.5 (``CALIBRATED_MEEPLES.lying_from``). Tuning seeds 101 / 102 (calibrated), the
@@ -212,6 +217,80 @@ def across_seams(seen: list[SeenMeeple], params: MeepleFinding = MEEPLES) -> lis
                    for k in kept):
             kept.append(m)
     return [m for m in seen if m in kept]
+
+
+# ---------------------------------------------------------------------------
+# A piece's colour: read from the photo's pixels where a meeple was seen
+
+
+#: The hue (degrees, CIE Lab a-b plane, OpenCV's 8-bit Lab) of each base-game colour but black, the
+#: colours the game's pieces are painted (the renderer's ``MEEPLE_COLOURS``: 34, 285, 140, 91). A
+#: set's pieces stray from them under warm or cold light; each stays far nearer its own than another's.
+PIECE_HUES = {"red": 34.0, "blue": 285.0, "green": 140.0, "yellow": 91.0}
+
+
+@dataclass(frozen=True)
+class PieceColour:
+    """Parameters of :func:`piece_colours`: the colour of the painted piece at a meeple map's peak, from
+    the photo itself. The tile model's meeple map names a colour from what it learnt on our own art;
+    on another set's art it reads a green meeple in shade as blue or black, a red one as black. The
+    pixels at the piece's middle name it plainly: one flat colour, of one of the game's five.
+
+    Proxy tuning seeds 101 / 102 (calibrated, 30 photos each at 12 MP): of the map's peaks within 0.12 of
+    a tile of a true meeple's middle, the pixels named the true colour for 356 of 365 on seed 101 (the
+    rest unclear: blue in shade under ``min_chroma``), and named no other colour."""
+
+    side: float = 0.7               # the window's side, of a tile (as :class:`FlatPatch`'s)
+    size: int = 64                  # ... cut this many pixels wide
+    blur: float = 1.0               # pixels of Gaussian blur first (sensor noise, JPEG)
+    radius: float = 0.065           # the piece's colour is the median over a disc this wide (tiles) at the peak
+    black_chroma: float = 12.0      # a median this grey (Lab chroma, 8-bit) is black ...
+    black_lightness: float = 100.0  # ... if this dark (8-bit Lab L); grey and white are no piece's colour
+    min_chroma: float = 15.0        # a coloured piece is at least this saturated ...
+    reach: float = 30.0             # ... and its hue this near (degrees) one of :data:`PIECE_HUES`
+
+
+PIECE_COLOUR = PieceColour()
+
+
+def piece_colour(window: np.ndarray, params: PieceColour = PIECE_COLOUR) -> str:
+    """The colour of the piece in the middle of ``window`` (``(size, size, 3)`` BGR uint8, ``params.side``
+    of a tile wide): one of :data:`COLOURS`, or ``""`` where the middle is no piece's colour.
+
+    >>> w = np.full((64, 64, 3), (190, 200, 205), np.uint8)       # a pale grey road ...
+    >>> piece_colour(w)
+    ''
+    >>> w[24:40, 26:38] = (40, 60, 190); piece_colour(w)         # ... a red piece on it
+    'red'
+    >>> w[24:40, 26:38] = (30, 32, 35); piece_colour(w)          # ... a black one
+    'black'
+    """
+    import cv2
+
+    n = window.shape[0]
+    lab = cv2.cvtColor(cv2.GaussianBlur(window, (0, 0), params.blur), cv2.COLOR_BGR2LAB).astype(np.float64)
+    c, r = (n - 1) / 2, params.radius * n / params.side
+    yy, xx = np.mgrid[0:n, 0:n]
+    lightness, a, b = np.median(lab[(yy - c) ** 2 + (xx - c) ** 2 <= r ** 2], axis=0)
+    a, b = a - 128, b - 128
+    chroma = math.hypot(a, b)
+    if chroma < params.black_chroma:
+        return "black" if lightness < params.black_lightness else ""
+    hue = math.degrees(math.atan2(b, a)) % 360
+    off = {name: min(abs(hue - h), 360 - abs(hue - h)) for name, h in PIECE_HUES.items()}
+    name = min(off, key=off.get)
+    return name if off[name] <= params.reach and chroma >= params.min_chroma else ""
+
+
+def piece_colours(image: np.ndarray, cell_to_image: np.ndarray, points, params: PieceColour = PIECE_COLOUR) -> list[str]:
+    """:func:`piece_colour` of the photo's window around each of ``points`` ``(N, 2)`` (lattice units)."""
+    from vision.carcassonne.classify import MeepleCut, cut_meeples
+
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    if not len(points):
+        return []
+    windows = cut_meeples(image, cell_to_image, points, MeepleCut(size=params.size, side=params.side))
+    return [piece_colour(w, params) for w in windows]
 
 
 # ---------------------------------------------------------------------------
