@@ -58,7 +58,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                     decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
                     poses: Callable | None = None, unlike_art: Callable | None = None,
                     new_to_art: Callable | None = None, regions: Regions | None = None,
-                    solid: Callable | None = None, colours: Callable | None = None) -> Assembled:
+                    solid: Callable | None = None, colours: Callable | None = None,
+                    shapes: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -78,7 +79,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions``
     (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
     where given, says which feature a meeple stands on. ``colours`` (lattice points -> each piece's colour
-    from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) is asked by the judge.
+    from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) and ``shapes`` (its outline's,
+    :func:`vision.carcassonne.meeples.piece_shapes`) are asked by the judge.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -114,7 +116,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     meeples, mconf = [], []
     judge = meeple_params.judge
     if judge is not None and None not in (poses, unlike_art, new_to_art, solid):
-        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art, solid, colours)
+        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art, solid, colours,
+                                   shapes)
     else:
         seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art, solid)
     for seen in seen_all:
@@ -263,7 +266,7 @@ def painted_art(squares, params: MeepleFinding, solid: Callable) -> bool:
 
 def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, poses: Callable,
                     unlike_art: Callable, new_to_art: Callable, solid: Callable,
-                    colours: Callable | None = None) -> list[SeenMeeple]:
+                    colours: Callable | None = None, shapes: Callable | None = None) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
     the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``, ``solid``); the likely ones
@@ -273,7 +276,8 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     colour there from the photo's pixels, or ``""``: :func:`vision.carcassonne.meeples.piece_colours`), where
     given, names each peak's colour where the pixels are plain (:attr:`MeepleJudge.pixel_colour`), and two
     likely peaks within ``apart`` whose pixels name two colours are two meeples side by side
-    (:attr:`MeepleJudge.pairs`)."""
+    (:attr:`MeepleJudge.pairs`). ``shapes`` (lattice points -> ``(N, 2)``: the piece's outline there,
+    :func:`vision.carcassonne.meeples.piece_shapes`), where given, tells its pose too (:meth:`MeepleJudge.lying`)."""
     peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
@@ -302,5 +306,7 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
         m = replace(m, colour=plain[n] or m.colour)
         seen = posed(m, pose[n], foot[n], tiles)            # (``m.lying``: the map's; ``seen.lying``: the model's)
         lying = judge.map_pose * m.lying + (1 - judge.map_pose) * seen.lying
+        if shapes is not None and judge.shape_pose:
+            lying = judge.lying(lying, shapes(np.array([m.at]))[0])
         out.append(replace(seen, lying=lying, confidence=float(likely[n])))
     return out
