@@ -529,6 +529,34 @@ def test_a_meeple_lies_as_the_map_and_the_meeple_model_say_together(map_lying, m
     assert [x.feature.split(":")[0] for x in b.layout.meeples] == (["field"] if model_lying > 0.5 else ["road"])
 
 
+@pytest.mark.parametrize("shape, farmer", [((0.95, 0.9), False), ((0.6, 0.45), True)])
+def test_a_meeple_lies_as_its_outline_says_too(shape, farmer):
+    """Under a calibration a meeple's outline tells its pose too: where both models are unsure (0.55 lying), a
+    block (a head seen from above) stands on the road and a ragged figure lies in the field; without the
+    outline (``shape_pose`` off) the models' mean decides."""
+    from vision.carcassonne import assemble, meeples
+
+    p, m, _ = _tile_with_a_meeple("U:0")
+    m[7, 5:7, 5:7], m[8, 5:7, 5:7] = 0.95 * 0.45, 0.95 * 0.55                # yellow, the map unsure
+    asked = []
+
+    def shapes(at):
+        asked.append(np.asarray(at).round(2).tolist())
+        return np.array([shape] * len(at))
+
+    def read(params):
+        return assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels(), meeple_params=params,
+                                        poses=lambda at: (np.tile([0.001, 0.45, 0.549], (len(at), 1)),
+                                                          np.zeros((len(at), 2))),
+                                        unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
+                                        new_to_art=lambda squares, at: np.full(len(squares), 12.0),
+                                        solid=lambda at: np.full(len(at), 0.03), shapes=shapes).layout.meeples
+    assert [x.feature.split(":")[0] for x in read(meeples.CALIBRATED_MEEPLES)] == (["field"] if farmer else ["road"])
+    assert asked == [[[0.5, 0.5]]]
+    off = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, shape_pose=False))
+    assert [x.feature.split(":")[0] for x in read(off)] == ["field"]
+
+
 def test_a_calibration_of_a_set_the_shipped_model_reads_already_is_not_used(tmp_path):
     """A calibration must not make art the shipped model knows read worse: where the shipped model alone
     read (nearly) all 24 tiles of the calibration photo, the calibration is saved but the reader keeps the
