@@ -412,9 +412,9 @@ def test_two_peaks_of_other_colours_on_one_spot_are_one_meeple_the_likelier():
     assert [x.colour for x in a.layout.meeples] == ["yellow"]
 
 
-def _judged(cells: dict, params=None, lying: float = 0.0):
+def _judged(cells: dict, params=None, lying: float = 0.0, colours=None):
     """The layout assembled from ``cells`` as under a calibration, every cue taking each peak for a meeple;
-    the meeple model sees each ``lying`` likely lying."""
+    the meeple model sees each ``lying`` likely lying; ``colours`` (points -> names) the pixels' colours."""
     from vision.carcassonne import assemble, meeples
 
     def poses(at):
@@ -423,7 +423,75 @@ def _judged(cells: dict, params=None, lying: float = 0.0):
     return assemble.assemble_layout(cells, decode.tile_labels(), meeple_params=params or meeples.CALIBRATED_MEEPLES,
                                     poses=poses, unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
                                     new_to_art=lambda squares, at: np.full(len(squares), 12.0),
-                                    solid=lambda at: np.full(len(at), 0.03))
+                                    solid=lambda at: np.full(len(at), 0.03), colours=colours)
+
+
+def _pixels(west: str, east: str):
+    """The pixels' colours as :func:`vision.carcassonne.meeples.piece_colours` gives them: ``west`` at the
+    tile's middle, ``east`` east of it (a tile's points in lattice units)."""
+    return lambda at: [west if x < 0.57 else east for x, _ in np.asarray(at, float).reshape(-1, 2)]
+
+
+def test_a_meeple_the_map_misnames_is_named_by_its_own_pixels():
+    """On another set's art the map names a green meeple in shade blue: under a calibration the pixels of the
+    piece name it where they name one of the game's colours, and the map does where they are unclear."""
+    from vision.carcassonne import meeples
+
+    p, m, _ = _tile_with_a_meeple("B:0")
+    m[7] = 0
+    m[3, 5:7, 5:7] = 0.95                                     # blue standing, surely
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, colours=_pixels("green", "")).layout.meeples] == ["green"]
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, colours=_pixels("", "")).layout.meeples] == ["blue"]
+    off = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, pixel_colour=False))
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, off, colours=_pixels("green", "")).layout.meeples] == ["blue"]
+
+
+def test_two_meeples_side_by_side_of_two_colours_are_two():
+    """Two peaks of two colours on one spot are one meeple (the likelier), unless the pixels at each name
+    the colour the map names there: then they are two pieces side by side. A peak beside a piece, on the
+    grass, whose pixels name the grass's colour and the map the piece's, is no second meeple."""
+    from vision.carcassonne import meeples
+
+    p, m, _ = _tile_with_a_meeple("B:0")                      # yellow in the middle
+    m[0, 5:7, 7:9], m[3, 5:7, 7:9] = 0.3, 0.7                 # a blue peak 2 cells east: 0.14 of a tile
+    both = _judged({(0, 0): (p, m, None)}, colours=_pixels("yellow", "blue")).layout.meeples
+    assert sorted(x.colour for x in both) == ["blue", "yellow"]
+    grass = _judged({(0, 0): (p, m, None)}, colours=_pixels("yellow", "green")).layout.meeples
+    assert [x.colour for x in grass] == ["yellow"]
+    one = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, pairs=False))
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, one, colours=_pixels("yellow", "blue")).layout.meeples] \
+        == ["yellow"]
+
+
+def test_a_black_meeple_its_pixels_call_black_is_not_taken_for_a_shaded_coloured_one():
+    """The shade rule (a black peak and a coloured one on one spot: the coloured one) holds only where the
+    black one's pixels do not tell; where they show a black piece, it stays black."""
+    p, m, _ = _tile_with_a_meeple("B:0")
+    m[7] = 0
+    m[9, 5:7, 5:7] = 0.95                                     # black standing, surely
+    m[0, 5:7, 7:9], m[5, 5:7, 7:9] = 0.3, 0.7                 # a green peak 2 cells east: 0.14 of a tile
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, colours=_pixels("black", "")).layout.meeples] == ["black"]
+    assert [x.colour for x in _judged({(0, 0): (p, m, None)}, colours=_pixels("", "")).layout.meeples] == ["green"]
+
+
+def test_a_pieces_colour_is_read_from_its_pixels():
+    """:func:`piece_colour` names a piece of each of the game's colours on painted art, and nothing on grey
+    art; the hues it names them by are the base-game colours the renderer paints."""
+    import cv2
+    from vision.carcassonne import meeples
+    from vision.carcassonne.render import MEEPLE_COLOURS
+
+    rng = np.random.default_rng(3)
+    art = rng.integers(140, 230, (16, 16, 1)).repeat(3, 2).repeat(4, 0).repeat(4, 1).astype(np.uint8)
+    assert meeples.piece_colour(art) == ""
+    for name, bgr in MEEPLE_COLOURS.items():
+        w = art.copy()
+        w[20:44, 24:40] = (np.array(bgr) * 255).astype(np.uint8)
+        assert meeples.piece_colour(w) == name
+        if name in meeples.PIECE_HUES:
+            _, a, b = cv2.cvtColor(np.uint8([[np.array(bgr) * 255]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float) - 128
+            hue = np.degrees(np.arctan2(b, a)) % 360
+            assert abs(hue - meeples.PIECE_HUES[name]) < 3
 
 
 def test_a_meeple_seen_black_and_coloured_on_one_spot_is_the_coloured_one():
@@ -459,6 +527,34 @@ def test_a_meeple_lies_as_the_map_and_the_meeple_model_say_together(map_lying, m
     model_only = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, map_pose=0.0))
     b = _judged({(0, 0): (p, m, None)}, model_only, lying=model_lying)
     assert [x.feature.split(":")[0] for x in b.layout.meeples] == (["field"] if model_lying > 0.5 else ["road"])
+
+
+@pytest.mark.parametrize("shape, farmer", [((0.95, 0.9), False), ((0.6, 0.45), True)])
+def test_a_meeple_lies_as_its_outline_says_too(shape, farmer):
+    """Under a calibration a meeple's outline tells its pose too: where both models are unsure (0.55 lying), a
+    block (a head seen from above) stands on the road and a ragged figure lies in the field; without the
+    outline (``shape_pose`` off) the models' mean decides."""
+    from vision.carcassonne import assemble, meeples
+
+    p, m, _ = _tile_with_a_meeple("U:0")
+    m[7, 5:7, 5:7], m[8, 5:7, 5:7] = 0.95 * 0.45, 0.95 * 0.55                # yellow, the map unsure
+    asked = []
+
+    def shapes(at):
+        asked.append(np.asarray(at).round(2).tolist())
+        return np.array([shape] * len(at))
+
+    def read(params):
+        return assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels(), meeple_params=params,
+                                        poses=lambda at: (np.tile([0.001, 0.45, 0.549], (len(at), 1)),
+                                                          np.zeros((len(at), 2))),
+                                        unlike_art=lambda squares, tiles, at: np.full(len(squares), 8.0),
+                                        new_to_art=lambda squares, at: np.full(len(squares), 12.0),
+                                        solid=lambda at: np.full(len(at), 0.03), shapes=shapes).layout.meeples
+    assert [x.feature.split(":")[0] for x in read(meeples.CALIBRATED_MEEPLES)] == (["field"] if farmer else ["road"])
+    assert asked == [[[0.5, 0.5]]]
+    off = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, shape_pose=False))
+    assert [x.feature.split(":")[0] for x in read(off)] == ["field"]
 
 
 def test_a_calibration_of_a_set_the_shipped_model_reads_already_is_not_used(tmp_path):

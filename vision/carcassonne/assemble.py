@@ -58,7 +58,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                     decode: Decode = DECODE, meeple_params: MeepleFinding = MEEPLES,
                     poses: Callable | None = None, unlike_art: Callable | None = None,
                     new_to_art: Callable | None = None, regions: Regions | None = None,
-                    solid: Callable | None = None) -> Assembled:
+                    solid: Callable | None = None, colours: Callable | None = None,
+                    shapes: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -77,7 +78,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     flattest patch of one colour there, :func:`vision.carcassonne.meeples.flat_patches`), where given, drops
     a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions``
     (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
-    where given, says which feature a meeple stands on.
+    where given, says which feature a meeple stands on. ``colours`` (lattice points -> each piece's colour
+    from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) and ``shapes`` (its outline's,
+    :func:`vision.carcassonne.meeples.piece_shapes`) are asked by the judge.
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -113,7 +116,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     meeples, mconf = [], []
     judge = meeple_params.judge
     if judge is not None and None not in (poses, unlike_art, new_to_art, solid):
-        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art, solid)
+        seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art, solid, colours,
+                                   shapes)
     else:
         seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art, solid)
     for seen in seen_all:
@@ -261,13 +265,19 @@ def painted_art(squares, params: MeepleFinding, solid: Callable) -> bool:
 
 
 def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, poses: Callable,
-                    unlike_art: Callable, new_to_art: Callable, solid: Callable) -> list[SeenMeeple]:
+                    unlike_art: Callable, new_to_art: Callable, solid: Callable,
+                    colours: Callable | None = None, shapes: Callable | None = None) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
     the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``, ``solid``); the likely ones
     kept, one of any colours within :attr:`MeepleJudge.apart` (the likelier; of a black one and a coloured
     one, the coloured: :attr:`MeepleJudge.shade`), moved to their foot, and lying as surely as the map and
-    the meeple model say together (:attr:`MeepleJudge.map_pose`)."""
+    the meeple model say together (:attr:`MeepleJudge.map_pose`). ``colours`` (lattice points -> the piece's
+    colour there from the photo's pixels, or ``""``: :func:`vision.carcassonne.meeples.piece_colours`), where
+    given, names each peak's colour where the pixels are plain (:attr:`MeepleJudge.pixel_colour`), and two
+    likely peaks within ``apart`` whose pixels name two colours are two meeples side by side
+    (:attr:`MeepleJudge.pairs`). ``shapes`` (lattice points -> ``(N, 2)``: the piece's outline there,
+    :func:`vision.carcassonne.meeples.piece_shapes`), where given, tells its pose too (:meth:`MeepleJudge.lying`)."""
     peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
@@ -276,19 +286,27 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     pose, foot = poses(at)
     likely = judge.probability([m.peak for m in peaks], unlike_art(squares, [tiles[sq] for sq in squares], points),
                                1 - pose[:, 0], new_to_art(squares, points), solid(at))
+    plain = list(colours(at)) if colours is not None and judge.pixel_colour else [""] * len(peaks)
+    # two looks agree on a piece's colour: its pixels and the map (a peak beside a piece, on the grass, has the
+    # piece's colour in the map and the grass's in the pixels)
+    named = [c if c == m.colour else "" for m, c in zip(peaks, plain)]
     kept: list[tuple[SeenMeeple, int]] = []
     for n in np.argsort(-likely, kind="stable"):
         m = peaks[n]
         if likely[n] < judge.keep:
             continue
-        near = [i for i, (k, _) in enumerate(kept) if math.dist(m.at, k.at) < judge.apart]
+        near = [i for i, (k, j) in enumerate(kept) if math.dist(m.at, k.at) < judge.apart
+                and not (judge.pairs and named[n] and named[j] and named[n] != named[j])]
         if not near:
             kept.append((m, n))
-        elif len(near) == 1 and kept[near[0]][0].colour == judge.shade != m.colour:
+        elif len(near) == 1 and kept[near[0]][0].colour == judge.shade != m.colour and not plain[kept[near[0]][1]]:
             kept[near[0]] = (m, n)          # one meeple, seen black on its shaded side: its colour is this one's
-    out = []
+    out = []                                # (where its own pixels do not tell)
     for m, n in sorted(kept, key=lambda t: t[1]):           # in the map's order
+        m = replace(m, colour=plain[n] or m.colour)
         seen = posed(m, pose[n], foot[n], tiles)            # (``m.lying``: the map's; ``seen.lying``: the model's)
         lying = judge.map_pose * m.lying + (1 - judge.map_pose) * seen.lying
+        if shapes is not None and judge.shape_pose:
+            lying = judge.lying(lying, shapes(np.array([m.at]))[0])
         out.append(replace(seen, lying=lying, confidence=float(likely[n])))
     return out

@@ -104,12 +104,30 @@ class MeepleJudge:
     #                                 and a coloured peak both likely and one meeple, where the black one was kept
     #                                 (the likelier), the coloured one was right in 8 of 10
     #                                 ("": the likelier, whatever its colour)
+    pixel_colour: bool = True       # a peak's colour is the piece's own where the photo's pixels there name one
+    #                                 (:func:`piece_colours`), the map's elsewhere: the map misnames pieces of
+    #                                 another set (a green one in shade blue or black)
+    pairs: bool = True              # two likely peaks nearer than ``apart`` whose pixels name two colours are two
+    #                                 meeples side by side, not one
     map_pose: float = 0.5           # how surely a meeple kept lies: this much the tile model's meeple map's, the rest
     #                                 the meeple model's (two looks, each wrong on other meeples); it is a farmer from
     #                                 0.5 (``CALIBRATED_MEEPLES.lying_from``). Tuning seeds 101 / 102 (calibrated), the
     #                                 meeples kept on their true square: on the true feature 309 -> 319 of 345 and
     #                                 346 -> 353 of 402 (the meeple model's alone, from 0.7: 36 / 61 poses wrong; the
     #                                 mean, from 0.5: 24 / 48)
+    pose_models: float = 3.19       # a kept meeple's pose from its shape too (:meth:`lying`, a logistic): per logit
+    pose_solidity: float = -5.91    # of the models' mean (``map_pose``), per solidity and fill of its outline
+    pose_fill: float = -21.9        # (:func:`piece_shape`; a figure lying is ragged, a head seen from above a block).
+    pose_bias: float = 18.54        # Fitted on the 336 meeples kept on seed 101 (calibrated): poses wrong 20 -> 8; on
+    #                                 seed 102 (not fitted on) 45 -> 20 of 395. (``pose_models`` 0: the shape alone)
+    shape_pose: bool = True         # False: the models' mean alone
+
+    def lying(self, mixed: float, shape) -> float:
+        """How surely a meeple lies, from the two models' mean ``mixed`` (``map_pose``) and its ``shape``
+        (:func:`piece_shape`: solidity, fill)."""
+        z = (self.pose_models * math.log(min(max(mixed, 1e-3), 1 - 1e-3) / max(1 - mixed, 1e-3))
+             + self.pose_solidity * shape[0] + self.pose_fill * shape[1] + self.pose_bias)
+        return 1 / (1 + math.exp(-z))
 
     def probability(self, peak, ratio, not_none, novelty, solid) -> np.ndarray:
         """The probability that each peak is a meeple, from its cues (arrays of one length)."""
@@ -215,6 +233,80 @@ def across_seams(seen: list[SeenMeeple], params: MeepleFinding = MEEPLES) -> lis
 
 
 # ---------------------------------------------------------------------------
+# A piece's colour: read from the photo's pixels where a meeple was seen
+
+
+#: The hue (degrees, CIE Lab a-b plane, OpenCV's 8-bit Lab) of each base-game colour but black, the
+#: colours the game's pieces are painted (the renderer's ``MEEPLE_COLOURS``: 34, 285, 140, 91). A
+#: set's pieces stray from them under warm or cold light; each stays far nearer its own than another's.
+PIECE_HUES = {"red": 34.0, "blue": 285.0, "green": 140.0, "yellow": 91.0}
+
+
+@dataclass(frozen=True)
+class PieceColour:
+    """Parameters of :func:`piece_colours`: the colour of the painted piece at a meeple map's peak, from
+    the photo itself. The tile model's meeple map names a colour from what it learnt on our own art;
+    on another set's art it reads a green meeple in shade as blue or black, a red one as black. The
+    pixels at the piece's middle name it plainly: one flat colour, of one of the game's five.
+
+    Proxy tuning seeds 101 / 102 (calibrated, 30 photos each at 12 MP): of the map's peaks within 0.12 of
+    a tile of a true meeple's middle, the pixels named the true colour for 356 of 365 / 404 of 415, another
+    for 1 / 2 (the rest none: blue in shade under ``min_chroma``)."""
+
+    side: float = 0.7               # the window's side, of a tile (as :class:`FlatPatch`'s)
+    size: int = 64                  # ... cut this many pixels wide
+    blur: float = 1.0               # pixels of Gaussian blur first (sensor noise, JPEG)
+    radius: float = 0.065           # the piece's colour is the median over a disc this wide (tiles) at the peak
+    black_chroma: float = 12.0      # a median this grey (Lab chroma, 8-bit) is black ...
+    black_lightness: float = 100.0  # ... if this dark (8-bit Lab L); grey and white are no piece's colour
+    min_chroma: float = 15.0        # a coloured piece is at least this saturated ...
+    reach: float = 30.0             # ... and its hue this near (degrees) one of :data:`PIECE_HUES`
+
+
+PIECE_COLOUR = PieceColour()
+
+
+def piece_colour(window: np.ndarray, params: PieceColour = PIECE_COLOUR) -> str:
+    """The colour of the piece in the middle of ``window`` (``(size, size, 3)`` BGR uint8, ``params.side``
+    of a tile wide): one of :data:`COLOURS`, or ``""`` where the middle is no piece's colour.
+
+    >>> w = np.full((64, 64, 3), (190, 200, 205), np.uint8)       # a pale grey road ...
+    >>> piece_colour(w)
+    ''
+    >>> w[24:40, 26:38] = (40, 60, 190); piece_colour(w)         # ... a red piece on it
+    'red'
+    >>> w[24:40, 26:38] = (30, 32, 35); piece_colour(w)          # ... a black one
+    'black'
+    """
+    import cv2
+
+    n = window.shape[0]
+    lab = cv2.cvtColor(cv2.GaussianBlur(window, (0, 0), params.blur), cv2.COLOR_BGR2LAB).astype(np.float64)
+    c, r = (n - 1) / 2, params.radius * n / params.side
+    yy, xx = np.mgrid[0:n, 0:n]
+    lightness, a, b = np.median(lab[(yy - c) ** 2 + (xx - c) ** 2 <= r ** 2], axis=0)
+    a, b = a - 128, b - 128
+    chroma = math.hypot(a, b)
+    if chroma < params.black_chroma:
+        return "black" if lightness < params.black_lightness else ""
+    hue = math.degrees(math.atan2(b, a)) % 360
+    off = {name: min(abs(hue - h), 360 - abs(hue - h)) for name, h in PIECE_HUES.items()}
+    name = min(off, key=off.get)
+    return name if off[name] <= params.reach and chroma >= params.min_chroma else ""
+
+
+def piece_colours(image: np.ndarray, cell_to_image: np.ndarray, points, params: PieceColour = PIECE_COLOUR) -> list[str]:
+    """:func:`piece_colour` of the photo's window around each of ``points`` ``(N, 2)`` (lattice units)."""
+    from vision.carcassonne.classify import MeepleCut, cut_meeples
+
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    if not len(points):
+        return []
+    windows = cut_meeples(image, cell_to_image, points, MeepleCut(size=params.size, side=params.side))
+    return [piece_colour(w, params) for w in windows]
+
+
+# ---------------------------------------------------------------------------
 # A solid piece: the flattest patch of one colour where a meeple was seen
 
 
@@ -234,10 +326,30 @@ class FlatPatch:
 FLAT_PATCH = FlatPatch()
 
 
+def flattest_patch(window: np.ndarray, params: FlatPatch = FLAT_PATCH) -> np.ndarray:
+    """The mask ``(size, size)`` bool of the largest patch of one flat colour grown from a seed near the
+    middle of ``window`` (``(size, size, 3)`` BGR uint8, ``params.side`` of a tile wide): every pixel
+    joined to the seed (4-connected) whose colour is within ``params.tolerance`` of the seed's."""
+    import cv2
+
+    n = window.shape[0]
+    lab = cv2.cvtColor(cv2.GaussianBlur(window, (0, 0), params.blur), cv2.COLOR_BGR2LAB)
+    c, r = n / 2, int(params.reach * n / params.side)
+    tol = (params.tolerance,) * 3
+    flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+    best, best_area = np.zeros((n + 2, n + 2), np.uint8), 0
+    for y in range(int(c - r), int(c + r) + 1, params.step):
+        for x in range(int(c - r), int(c + r) + 1, params.step):
+            mask = np.zeros((n + 2, n + 2), np.uint8)
+            cv2.floodFill(lab, mask, (x, y), (0, 0, 0), tol, tol, flags)
+            area = int(np.count_nonzero(mask))
+            if area > best_area:
+                best, best_area = mask, area
+    return best[1:-1, 1:-1] > 0
+
+
 def flat_patch_area(window: np.ndarray, params: FlatPatch = FLAT_PATCH) -> float:
-    """The area (tiles squared) of the largest patch of one flat colour grown from a seed near the
-    middle of ``window`` (``(size, size, 3)`` BGR uint8, ``params.side`` of a tile wide): every
-    pixel joined to the seed (4-connected) whose colour is within ``params.tolerance`` of the seed's.
+    """The area (tiles squared) of :func:`flattest_patch` of ``window``.
 
     A meeple is a painted wooden piece: its face is one flat colour over a good part of a third of
     a tile. Painted art (grass, trees, roofs, brush strokes) has no patch that large of one colour.
@@ -250,21 +362,46 @@ def flat_patch_area(window: np.ndarray, params: FlatPatch = FLAT_PATCH) -> float
     >>> 0.03 < flat_patch_area(w) < 0.046           # its edge blurred into the art
     True
     """
+    return float(np.count_nonzero(flattest_patch(window, params))) / (window.shape[0] / params.side) ** 2
+
+
+def piece_shape(window: np.ndarray, params: FlatPatch = FLAT_PATCH) -> tuple[float, float]:
+    """How the piece in the middle of ``window`` is shaped: of the outline of :func:`flattest_patch`, its area
+    over its convex hull's (solidity) and over the smallest turned rectangle round it (fill). A meeple lying
+    shows its whole figure, head, arms and legs (both low); one standing, seen from above, shows the top of
+    its head and shoulders, a narrow block (both near 1).
+
+    >>> rng = np.random.default_rng(0)                                  # painted art
+    >>> art = rng.integers(0, 256, (16, 16, 3)).repeat(4, 0).repeat(4, 1).astype(np.uint8)
+    >>> w = art.copy(); w[20:44, 28:36] = (30, 40, 200)                   # a block
+    >>> [x > 0.8 for x in piece_shape(w)]                               # (its corners blurred)
+    [True, True]
+    >>> w = art.copy(); w[16:24, 28:36] = w[24:32, 16:48] = (30, 40, 200)  # head and arms ...
+    >>> w[32:48, 22:30] = w[32:48, 34:42] = (30, 40, 200)                  # ... legs
+    >>> [x < 0.6 for x in piece_shape(w)]
+    [True, True]
+    """
     import cv2
 
-    n = window.shape[0]
-    lab = cv2.cvtColor(cv2.GaussianBlur(window, (0, 0), params.blur), cv2.COLOR_BGR2LAB)
-    px_per_tile = n / params.side
-    c, r = n / 2, int(params.reach * px_per_tile)
-    tol = (params.tolerance,) * 3
-    flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
-    best = 0
-    for y in range(int(c - r), int(c + r) + 1, params.step):
-        for x in range(int(c - r), int(c + r) + 1, params.step):
-            mask = np.zeros((n + 2, n + 2), np.uint8)
-            cv2.floodFill(lab, mask, (x, y), (0, 0, 0), tol, tol, flags)
-            best = max(best, int(np.count_nonzero(mask[1:-1, 1:-1])))
-    return best / px_per_tile ** 2
+    mask = flattest_patch(window, params).astype(np.uint8)
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not outlines:
+        return 1.0, 1.0
+    outline = max(outlines, key=cv2.contourArea)
+    area = cv2.contourArea(outline)
+    (_, (w, h), _) = cv2.minAreaRect(outline)
+    return area / max(cv2.contourArea(cv2.convexHull(outline)), 1.0), area / max(w * h, 1.0)
+
+
+def piece_shapes(image: np.ndarray, cell_to_image: np.ndarray, points, params: FlatPatch = FLAT_PATCH) -> np.ndarray:
+    """``(N, 2)``: :func:`piece_shape` of the photo's window around each of ``points`` ``(N, 2)`` (lattice units)."""
+    from vision.carcassonne.classify import MeepleCut, cut_meeples
+
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    if not len(points):
+        return np.zeros((0, 2))
+    windows = cut_meeples(image, cell_to_image, points, MeepleCut(size=params.size, side=params.side))
+    return np.array([piece_shape(w, params) for w in windows])
 
 
 def flat_patches(image: np.ndarray, cell_to_image: np.ndarray, points, params: FlatPatch = FLAT_PATCH) -> np.ndarray:

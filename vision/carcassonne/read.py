@@ -56,7 +56,7 @@ from vision.carcassonne.lattice import (LATTICE, Lattice, LatticeFit, find_latti
                                         look_closer)
 from vision.carcassonne.models import CarcassonneModels, MODELS
 from vision.carcassonne.pennants import emblems_of, look_for_pennants
-from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES, flat_patches
+from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES, flat_patches, piece_colours, piece_shapes
 from vision.carcassonne.presence import tile_presence
 from vision.carcassonne.regions import part_map
 from vision.carcassonne.track import parse_track
@@ -311,7 +311,9 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
                                 unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
                                 regions=art_regions(calib) if mine and READ.art_regions else None,
-                                solid=lambda at: flat_patches(image, fit.cell_to_image, at))
+                                solid=lambda at: flat_patches(image, fit.cell_to_image, at),
+                                colours=lambda at: piece_colours(image, fit.cell_to_image, at),
+                                shapes=lambda at: piece_shapes(image, fit.cell_to_image, at))
     if not assembled.layout.tiles:
         raise _not_found(source)
     # another game's board: refused (judged on the tiles as decoded, before any misfit was dropped)
