@@ -68,9 +68,9 @@ class Training:
     photos: int = 120                 # synthetic photos read by our own stages
     photo_megapixels: tuple = (1.0, 6.0)
     flat_sheets: int = 400            # flat sheets, jittered and cut
-    columns: int = 2500               # extra score columns (numbers as played)
+    columns: int = 3000               # extra score columns (numbers as played)
     font_hands: float = 0.3           # of those, written in a Hershey print font, bent elastically
-    hand_columns: int = 0             # more score columns, written by vision.avenue.hands' writers (several
+    hand_columns: int = 2500          # more score columns, written by vision.avenue.hands' writers (several
                                       # shapes of each letter and digit, stroke weight, slant, bend and
                                       # pressure) in vision.avenue.train.varied_pen's pens, under other
                                       # light (vision.avenue.train.hand_column_pieces); 2500 were tried on
