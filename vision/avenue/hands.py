@@ -5,10 +5,10 @@ of MNIST) and farm letters from one skeleton each. Real players write an E as a 
 rounded "ε" or a C with a bar; a 4 open or closed at the top; a 1 with or without a flag and a
 foot; a 2 plain or with a small or a big loop at its foot; a 7 crossed or not; a 6 with a straight
 or a curved stem and a big or a small loop. This module draws every letter A-F and digit 0-9 from
-several such **shapes** (stroke skeletons in a unit box), and each :class:`Writer` keeps one shape per character, with their own slant,
-width, stroke weight, tremor, bend (elastic distortion) and pressure (a stroke thicker and
-thinner along its way); some write low, their feet on the box's bottom line. Training only:
-nothing here is used when reading.
+several such **shapes** (stroke skeletons in a unit box), and each :class:`Writer` keeps one shape
+per character, with their own slant, width, stroke weight, tremor, bend (elastic distortion) and
+pressure (a stroke thicker and thinner along its way); some write low, their feet on the box's
+bottom line. Training only: nothing here is used when reading.
 
 >>> rng = np.random.default_rng(0)
 >>> w = random_writer(rng)
