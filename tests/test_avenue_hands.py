@@ -66,7 +66,7 @@ def test_pressure_makes_a_stroke_swell_and_thin():
 def test_writing_stays_in_its_box_and_a_number_of_two_digits_is_wider():
     rng = np.random.default_rng(4)
     for seed in range(20):
-        writer = hands.random_writer(np.random.default_rng(seed))
+        writer = replace(hands.random_writer(np.random.default_rng(seed)), sink=0.0)
         mask = np.zeros((120, 120), np.uint8)
         hands.write_in_box(mask, "28", (30, 30, 90, 90), writer, rng)
         assert mask[30:90, 30:90].max() > 128
@@ -125,3 +125,42 @@ def test_a_confident_number_the_sheet_disagrees_with_is_kept_and_flagged_not_swa
     a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
     assert a.state.rounds[4].score == 2 and a.changed == {"round:4:score": (9, 2)}
     assert "round:4:score" in a.flags
+
+
+def test_a_low_writer_puts_the_feet_on_the_bottom_line_and_no_further():
+    # an E written low: its bottom bar lies on the box's bottom line (row 90), or just over it, but
+    # never more than the writer's sink below; the same writer not low keeps it inside the box
+    low = replace(STEADY, sink=0.04)                 # 0.04 of a 60-pixel box: 2.4 pixels over the line
+    for seed in range(10):
+        mask = np.zeros((120, 120), np.uint8)
+        hands.write_in_box(mask, "E", (30, 30, 90, 90), low, np.random.default_rng(seed))
+        rows = np.flatnonzero((mask > 128).any(axis=1))
+        assert 87 <= rows.max() <= 90 + 3, rows.max()     # on the line, give or take the baseline's jitter
+        assert rows.min() >= 30
+        inside = np.zeros((120, 120), np.uint8)
+        hands.write_in_box(inside, "E", (30, 30, 90, 90), STEADY, np.random.default_rng(seed))
+        assert np.flatnonzero((inside > 128).any(axis=1)).max() < 87    # in the middle, off the line
+
+
+def test_some_writers_write_low_and_most_do_not():
+    sinks = np.array([hands.random_writer(np.random.default_rng(s)).sink for s in range(400)])
+    assert 0.1 < (sinks != 0).mean() < 0.3
+    assert sinks.min() >= -0.01 and sinks.max() <= 0.04
+
+
+def test_a_two_with_a_big_loop_at_its_foot_has_its_ink_low_and_a_hole_in_it():
+    # the held-out MNIST-style 2 our own bench finds hardest: a small hook on top, a big loop at
+    # the foot; the loop encloses paper (a hole), the plain 2 encloses none
+    import cv2
+
+    def holes(mask):
+        ink = np.pad((mask > 100).astype(np.uint8), 2)     # paper all round: one outside
+        n, _ = cv2.connectedComponents(1 - ink)
+        return n - 2                                 # less the ink and the paper around it
+
+    for shape in (2, 3):                             # the big loop, without and with a foot
+        mask = steady("2", shape)
+        assert holes(mask) >= 1, shape
+        rows = (mask > 128).sum(axis=1)
+        assert rows[len(rows) // 2:].sum() > rows[:len(rows) // 2].sum(), shape   # the weight is low
+    assert holes(steady("2", 0)) == 0

@@ -3,11 +3,12 @@
 The renderer's hands (:mod:`vision.render.handwriting`) write digits from one source (a sample
 of MNIST) and farm letters from one skeleton each. Real players write an E as a block E, a
 rounded "ε" or a C with a bar; a 4 open or closed at the top; a 1 with or without a flag and a
-foot; a 7 crossed or not; a 6 with a straight or a curved stem and a big or a small loop. This
-module draws every letter A-F and digit 0-9 from several such **shapes** (stroke skeletons in a
-unit box), and each :class:`Writer` keeps one shape per character, with their own slant,
-width, stroke weight, tremor, bend (elastic distortion) and pressure (a stroke thicker and
-thinner along its way). Training only: nothing here is used when reading.
+foot; a 2 plain or with a small or a big loop at its foot; a 7 crossed or not; a 6 with a straight
+or a curved stem and a big or a small loop. This module draws every letter A-F and digit 0-9 from
+several such **shapes** (stroke skeletons in a unit box), and each :class:`Writer` keeps one shape
+per character, with their own slant, width, stroke weight, tremor, bend (elastic distortion) and
+pressure (a stroke thicker and thinner along its way); some write low, their feet on the box's
+bottom line. Training only: nothing here is used when reading.
 
 >>> rng = np.random.default_rng(0)
 >>> w = random_writer(rng)
@@ -88,6 +89,10 @@ SHAPES: dict[str, list[list]] = {
         [[("arc", 0.5, 0.3, 0.45, 0.3, -170, 20), (0.0, 1.0), (1.0, 1.0)]],
         [[("arc", 0.5, 0.28, 0.45, 0.28, -160, 10), (0.1, 0.9), ("arc", 0.15, 0.85, 0.1, 0.12, -30, 240),
           (1.0, 0.95)]],                                                                   # a loop at the foot
+        [[("arc", 0.6, 0.2, 0.32, 0.2, -150, 45), (0.1, 0.85), ("arc", 0.5, 0.76, 0.42, 0.22, 150, -150)]],
+                                                                        # a big loop at the foot, no tail (MNIST's)
+        [[("arc", 0.6, 0.18, 0.34, 0.18, -150, 45), (0.08, 0.88), ("arc", 0.45, 0.78, 0.38, 0.2, 150, -170),
+          (1.0, 0.96)]],                                                                   # a big loop, then a foot
         [[(0.05, 0.15), (0.5, 0.0), (0.9, 0.2), (0.05, 1.0), (0.95, 1.0)]],                 # angular
         [[("arc", 0.5, 0.3, 0.45, 0.3, -180, 40), (0.55, 0.72), (0.25, 0.9), (0.05, 1.0), (1.0, 1.0)]],  # curved
     ],
@@ -133,6 +138,10 @@ SHAPES: dict[str, list[list]] = {
 }
 
 
+#: The share of writers who write low, a bar or a foot on the box's bottom line (:attr:`Writer.sink`).
+LOW_WRITERS = 0.2
+
+
 @dataclass(frozen=True)
 class Writer:
     """One writer: a shape per character, and how they draw it."""
@@ -147,6 +156,8 @@ class Writer:
     size: float              # character height / box height
     spacing: float           # gap between two digits / height
     wander: float            # how far off the box's middle they write, as a share of the room left
+    sink: float = 0.0        # writing low: the baseline this far below the box's bottom line, as a share of
+                             # the box's height (0: inside the box), so that a bar or a foot lies on the line
 
 
 def random_writer(rng: np.random.Generator) -> Writer:
@@ -156,7 +167,8 @@ def random_writer(rng: np.random.Generator) -> Writer:
                   weight=float(rng.uniform(0.035, 0.19)), tremor=float(rng.uniform(0.0, 0.04)),
                   bend=float(rng.uniform(0.0, 0.08)), pressure=float(rng.uniform(0.0, 0.6)),
                   size=float(rng.uniform(0.4, 0.92)), spacing=float(rng.uniform(-0.08, 0.3)),
-                  wander=float(rng.uniform(0.0, 0.5)))
+                  wander=float(rng.uniform(0.0, 0.5)),
+                  sink=float(rng.uniform(-0.01, 0.04)) if rng.random() < LOW_WRITERS else 0.0)
 
 
 def _smooth_noise(rng: np.random.Generator, n: int, amp: float, dims: int = 1) -> np.ndarray:
@@ -204,7 +216,8 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
                  rng: np.random.Generator) -> None:
     """Write ``text`` into the pixel ``box = (x0, y0, x1, y1)`` of ``mask`` (in place, ink = max): the
     writer's size, off the middle by their wander, a tilted baseline; shrunk where it does not fit
-    (a big hand may still touch the box's lines).
+    (a big hand may still touch the box's lines). A low writer (:attr:`Writer.sink`) puts the feet on
+    the bottom line, or a little over it.
 
     >>> mask = np.zeros((100, 100), np.uint8)
     >>> write_in_box(mask, "27", (10, 10, 90, 90), random_writer(np.random.default_rng(1)), np.random.default_rng(2))
@@ -219,13 +232,17 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
     room_x, room_y = max(0.0, bw - total_w), max(0.0, bh - total_h)
     cx = x0 + bw / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_x
     cy = y0 + bh / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_y
+    floor = y1                                  # the lowest a glyph's foot goes
+    if writer.sink:                             # a low writer: the feet on (or just over) the bottom line
+        floor = y1 + max(0.0, writer.sink) * bh
+        cy = y1 + writer.sink * bh - total_h / 2
     x = int(round(cx - total_w / 2))
     base = cy + total_h / 2
     tilt = rng.normal(0, 0.05)
     for g in glyphs:
         gh, gw = g.shape
         y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
-        y = min(max(y, int(y0)), int(y1) - gh)
+        y = min(max(y, int(y0)), int(floor) - gh)
         xa = min(max(x, int(x0)), int(x1) - gw)
         max_into(mask, g, xa, y)
         x += gw + gap

@@ -73,9 +73,10 @@ class Training:
     hand_columns: int = 0             # more score columns, written by vision.avenue.hands' writers (several
                                       # shapes of each letter and digit, stroke weight, slant, bend and
                                       # pressure) in vision.avenue.train.varied_pen's pens, under other
-                                      # light (vision.avenue.train.hand_column_pieces); 2500 were tried on
-                                      # 2026-11-28 and not kept (docs/avenue.md): the shipped column
-                                      # model was trained with none
+                                      # light (vision.avenue.train.hand_column_pieces); tried four times on
+                                      # 2026-11-28 (2500 and 1200; then 2500 with the big-looped 2 and low
+                                      # writers, beside 3000 and 5000 columns, 10 and 12 epochs) and not
+                                      # kept (docs/avenue.md): the shipped column model was trained with none
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
