@@ -1,4 +1,4 @@
-"""The Agricola readers' wide training family (vision.agricola.render.wide_pieces and the glare of
+"""The Agricola readers' wider training family (vision.agricola.render.wider_pieces, style "wider", and the glare of
 vision.agricola.train): the kinds of pieces, prints and light it draws, and our own art left as it is."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def space_pixels(img: np.ndarray, ppm: float, row: int = 0, column: int = 1) -> 
 
 
 def test_the_wide_family_draws_every_animal_shape_and_crops_of_many_tones():
-    sets = [art.wide_pieces(np.random.default_rng(seed)) for seed in range(60)]
+    sets = [art.wider_pieces(np.random.default_rng(seed)) for seed in range(60)]
     assert {s.animal_shape for s in sets} == {"cube", "animeeple", "block"}
     grain = np.array([s.crop_colours["grain"] for s in sets])
     assert np.ptp(grain.min(axis=1) / grain.max(axis=1)) > 0.5      # pale straw to saturated yellow
@@ -49,10 +49,10 @@ def test_a_blocky_animal_is_a_body_a_head_and_no_more_than_its_length():
 def test_wide_animals_of_each_shape_stay_on_their_space(shape):
     ppm = 3.0
     for seed in range(3):
-        pieces = replace(art.wide_pieces(np.random.default_rng(seed)), animal_shape=shape, animal_mm=13.0,
+        pieces = replace(art.wider_pieces(np.random.default_rng(seed)), animal_shape=shape, animal_mm=13.0,
                          animal_height=6.0)
         with_cattle, without = (art.draw_farmyard(farm({"kind": "empty", "cattle": n}), np.random.default_rng(seed),
-                                                  px_per_mm=ppm, style="wide", art=pieces).astype(int) for n in (4, 0))
+                                                  px_per_mm=ppm, style="wider", art=pieces).astype(int) for n in (4, 0))
         changed = np.abs(with_cattle - without).max(axis=2) > 20
         assert space_pixels(changed, ppm).mean() > 0.1
         x0, y0, x1, y1 = (int(v * ppm) for v in AGRICOLA.space_box(0, 1))
@@ -63,15 +63,15 @@ def test_wide_animals_of_each_shape_stay_on_their_space(shape):
 
 def test_field_bands_are_two_tones_across_the_tile():
     ppm = 4.0
-    pieces = replace(art.wide_pieces(np.random.default_rng(5)), field_bands=True, tile_grain=0.0, tile_turn=0.0)
-    img = art.draw_farmyard(farm({"kind": "field"}), np.random.default_rng(1), px_per_mm=ppm, style="wide", art=pieces)
+    pieces = replace(art.wider_pieces(np.random.default_rng(5)), field_bands=True, tile_grain=0.0, tile_turn=0.0)
+    img = art.draw_farmyard(farm({"kind": "field"}), np.random.default_rng(1), px_per_mm=ppm, style="wider", art=pieces)
     tile = space_pixels(img, ppm)[12:-12, 12:-12].reshape(-1, 3).astype(int)
     tones, counts = np.unique(tile, axis=0, return_counts=True)
     top = tones[np.argsort(counts)[-2:]]
     assert counts[np.argsort(counts)[-2:]].sum() > 0.7 * len(tile)     # two tones cover the tile
     assert np.abs(top[0] - top[1]).max() > 15
     furrows = replace(pieces, field_bands=False)
-    img = art.draw_farmyard(farm({"kind": "field"}), np.random.default_rng(1), px_per_mm=ppm, style="wide", art=furrows)
+    img = art.draw_farmyard(farm({"kind": "field"}), np.random.default_rng(1), px_per_mm=ppm, style="wider", art=furrows)
     tile = space_pixels(img, ppm)[12:-12, 12:-12].reshape(-1, 3)
     _, counts = np.unique(tile, axis=0, return_counts=True)
     assert np.sort(counts)[-2:].sum() < counts.sum()                  # furrows are not two flat tones
@@ -79,10 +79,10 @@ def test_field_bands_are_two_tones_across_the_tile():
 
 def test_family_discs_may_lie_on_one_another_and_stay_on_their_room():
     ppm = 3.0
-    pieces = replace(art.wide_pieces(np.random.default_rng(2)), wood=(0.9, 0.1, 0.1), disc_mm=16.0)
+    pieces = replace(art.wider_pieces(np.random.default_rng(2)), wood=(0.9, 0.1, 0.1), disc_mm=16.0)
     def disc_area(overlap: float, seed: int) -> float:
         img = art.draw_farmyard(farm({"kind": "room", "people": 3}), np.random.default_rng(seed), px_per_mm=ppm,
-                                style="wide", art=replace(pieces, people_overlap=overlap))
+                                style="wider", art=replace(pieces, people_overlap=overlap))
         room = space_pixels(img, ppm).astype(int)
         return float(((room[:, :, 0] > 150) & (room[:, :, 2] < 80)).mean())
     apart = [disc_area(0.0, seed) for seed in range(4)]

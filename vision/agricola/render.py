@@ -19,7 +19,10 @@ sometimes stacked, and grain (yellow) and vegetable (orange) counters.
 ``style="wide"`` draws from a wide family instead, which training mixes in so that the readers
 learn what every set shares rather than our art: any meadow, flat or grassy, paths from pale to
 nearly black (:func:`wide_style`), tiles patterned another way each time, animeeples or cubes of
-any size, and pieces of other sizes and colours (:func:`wide_pieces`).
+any size, and pieces of other sizes and colours (:func:`wide_pieces`). ``style="wider"`` draws
+the pieces from a wider family still (:func:`wider_pieces`: blocky animals, pieces of any height,
+discs lying on one another, pale crops, fields in bands, shadows of any depth), tried for the
+space model and not shipped.
 
 >>> import numpy as np
 >>> from scoring import agricola
@@ -90,10 +93,37 @@ class PieceArt:
     people_overlap: float = 0.0              # the chance that a family disc lies partly on another
     field_bands: bool = False                # a field printed as straight bands of two tones, not furrows
     inside: bool = False                     # animals kept wholly on their space, a turned cube's corners too
+    pale_stones: float = 0.0                 # the chance that a stone tile's pebbles are paler than its ground
 
 
 def wide_pieces(rng: np.random.Generator) -> PieceArt:
-    """Pieces and tiles from a wide family: animeeples (flat, plump or blocky) or cubes of any
+    """Pieces and tiles from a wide family: animeeples or cubes of any size, sheep from cream to
+    grey, boar from black to dark brown, cattle from tan to deep brown, crops, discs, stables and
+    fences of other sizes and any player colour, tiles of other tones and textures."""
+    hsv = _bgr_from_hsv
+    animals = {"sheep": hsv(rng.uniform(20, 60), rng.uniform(0, 0.2), rng.uniform(0.78, 1.0)),
+               "boar": hsv(rng.uniform(0, 40), rng.uniform(0, 0.5), rng.uniform(0.06, 0.24)),
+               "cattle": hsv(rng.uniform(10, 35), rng.uniform(0.45, 0.9), rng.uniform(0.3, 0.62))}
+    crops = {"grain": hsv(rng.uniform(42, 60), rng.uniform(0.55, 0.95), rng.uniform(0.75, 1.0)),
+             "vegetables": hsv(rng.uniform(12, 30), rng.uniform(0.7, 1.0), rng.uniform(0.75, 1.0))}
+    tones = {"wood": hsv(rng.uniform(20, 40), rng.uniform(0.35, 0.75), rng.uniform(0.4, 0.85)),
+             "clay": hsv(rng.uniform(5, 25), rng.uniform(0.45, 0.85), rng.uniform(0.5, 0.9)),
+             "stone": hsv(rng.uniform(0, 360), rng.uniform(0, 0.15), rng.uniform(0.3, 0.8)),
+             "field": hsv(rng.uniform(15, 40), rng.uniform(0.3, 0.75), rng.uniform(0.25, 0.6))}
+    shape = "animeeple" if rng.random() < 0.6 else "cube"
+    return PieceArt(animal_shape=shape, animal_mm=float(rng.uniform(11, 17) if shape == "animeeple" else rng.uniform(7, 11)),
+                    animal_colours=animals, crop_colours=crops, crop_mm=float(rng.uniform(7, 11)),
+                    disc_mm=float(rng.uniform(12, 18)), stable_mm=float(rng.uniform(12, 18)),
+                    stable_roof=bool(rng.random() < 0.5),
+                    fence_mm=(float(rng.uniform(30, 42)), float(rng.uniform(3, 6))), fence_turn=float(rng.uniform(1, 4)),
+                    wood=hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.9), rng.uniform(0.3, 0.95)),
+                    tile_tones=tones, tile_turn=float(rng.uniform(1, 4)), house_icon=bool(rng.random() < 0.4),
+                    furrow_angle=float(rng.choice([0, 90, 45, -45]) + rng.normal(0, 8)),
+                    tile_grain=float(rng.uniform(0, 1)))
+
+
+def wider_pieces(rng: np.random.Generator) -> PieceArt:
+    """Pieces and tiles from a wider family (``style="wider"``; 2026-11-28, not in the shipped models' recipe): animeeples (flat, plump or blocky) or cubes of any
     size and height, sheep from cream to grey, boar from black to dark brown, cattle from tan to
     deep brown, crops from pale straw to red, discs (sometimes lying on one another), stables and
     fences of other sizes and any player colour, shadows of any depth, tiles of other tones and
@@ -122,7 +152,7 @@ def wide_pieces(rng: np.random.Generator) -> PieceArt:
                     animal_height=float(rng.uniform(0.3, 0.65) * animal_mm),
                     crop_height=float(rng.uniform(2, 7)), disc_height=float(rng.uniform(3, 8)),
                     shadow=float(rng.uniform(0.25, 0.75)), people_overlap=float(rng.uniform(0, 0.6)),
-                    field_bands=bool(rng.random() < 0.5), inside=True)
+                    field_bands=bool(rng.random() < 0.5), inside=True, pale_stones=0.4)
 
 
 def animeeple(length: float, animal: str, rng: np.random.Generator) -> list[np.ndarray]:
@@ -488,8 +518,9 @@ def _tile_wide(cv: Canvas, T, s: float, material: str, rng, art: PieceArt) -> No
                 if -h < x < h and i < rows:
                     cv.line(*T([[x, y], [x, y + s / rows]]), mortar, 0.45)
     elif material == "stone":
-        k = int(rng.integers(6, 30))
-        tone = (1.1, 1.7) if rng.random() < 0.4 else (0.75, 1.25)     # pale pebbles on a dark ground, or not
+        k = int(rng.integers(6, 26))
+        pale = art.pale_stones > 0 and rng.random() < art.pale_stones
+        tone = (1.1, 1.7) if pale else (0.75, 1.25)                     # pale pebbles on a dark ground, or not
         for _ in range(k):
             cx, cy = rng.uniform(-h + 3, h - 3, 2)
             rr = rng.uniform(2.5, 8.0)
@@ -574,12 +605,13 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
     """The farmyard board with the farm on it, BGR uint8, in the frame of ``vision.geometry.AGRICOLA``.
 
     ``style="wide"`` draws the board and the pieces from the wide family (:func:`wide_style`,
-    :func:`wide_pieces`) that training mixes in; ``art`` gives the pieces' look outright.
+    :func:`wide_pieces`) that training mixes in, ``style="wider"`` the pieces from
+    :func:`wider_pieces` (tried, not shipped); ``art`` gives the pieces' look outright.
     """
     if art is None:
-        art = wide_pieces(rng) if style == "wide" else PieceArt()
+        art = wide_pieces(rng) if style == "wide" else wider_pieces(rng) if style == "wider" else PieceArt()
     if not isinstance(style, BoardStyle):
-        style = random_style(rng, style if style in ("unseen", "wide") else "classic")
+        style = random_style(rng, "wide" if style == "wider" else style if style in ("unseen", "wide") else "classic")
     if art.wood is not None:
         wood = art.wood
     else:

@@ -37,7 +37,9 @@ class Training:
     reader_photos: int = 800              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
-    glare: float = 0.3                    # the share of flat farms of the wide family lit with a patch of glare
+    wide_family: str = "wide"             # which wide family those are drawn from: "wide" (render.wide_pieces), or
+    #                                       "wider" (render.wider_pieces: tried 2026-11-28, not shipped, docs/agricola-reader.md)
+    glare: float = 0.0                    # the share of those lit with a patch of glare (0.3 tried with "wider")
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
     lock_error_mm: float = 0.7            # photos are cut at the truth's corners moved by about this
     board_epochs: int = 30
@@ -340,9 +342,9 @@ def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print)
         if rng.random() < params.crowded:
             farm = crowded(farm, rng)
         ppm = float(rng.uniform(*params.flat_px_per_mm))
-        style = "wide" if rng.random() < params.wide_art else None
+        style = params.wide_family if rng.random() < params.wide_art else None
         flat = draw.draw_farmyard(farm, rng, px_per_mm=ppm, style=style)
-        if style == "wide" and rng.random() < params.glare:
+        if style is not None and params.glare > 0 and rng.random() < params.glare:
             flat = glare(flat, rng, ppm)
         img = jitter_board(flat, rng, ppm)
         s = CUT.rect_px_per_mm
