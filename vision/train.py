@@ -37,10 +37,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="Carcassonne: processes that render and cut the training photos side by side")
     parser.add_argument("--device", default="cpu",
                         help="Carcassonne: where torch trains the tile model (cpu, cuda); default cpu")
-    parser.add_argument("--only", choices=("cells", "column", "readers", "board", "printed", "meeples", "tiles"),
+    parser.add_argument("--only", choices=("cells", "column", "readers", "spaces", "board", "printed", "meeples", "tiles"),
                         help="train only this model: an Avenue one (the data drawn is the same), the "
-                             "Carcassonne meeple or tile model, the Agricola readers (space and fence models) or "
-                             "the Agricola board model")
+                             "Carcassonne meeple or tile model, the Agricola readers (space and fence models), the "
+                             "Agricola space model alone or the Agricola board model")
     args = parser.parse_args(argv)
 
     try:
@@ -54,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
                               log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola.train import train_models
-        if args.only not in (None, "readers", "board"):
+        if args.only not in (None, "readers", "spaces", "board"):
             parser.error(f"--only {args.only} is not an Agricola choice (readers: the space and fence models; "
-                         "board: the board model)")
+                         "spaces: the space model; board: the board model)")
         return train_models(args.seed, Path(args.out), quick=args.quick, only=args.only)
     if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()

@@ -19,7 +19,10 @@ sometimes stacked, and grain (yellow) and vegetable (orange) counters.
 ``style="wide"`` draws from a wide family instead, which training mixes in so that the readers
 learn what every set shares rather than our art: any meadow, flat or grassy, paths from pale to
 nearly black (:func:`wide_style`), tiles patterned another way each time, animeeples or cubes of
-any size, and pieces of other sizes and colours (:func:`wide_pieces`).
+any size, and pieces of other sizes and colours (:func:`wide_pieces`). ``style="wider"`` draws
+the pieces from a wider family still (:func:`wider_pieces`: blocky animals, pieces of any height,
+discs lying on one another, pale crops, fields in bands, shadows of any depth), tried for the
+space model and not shipped.
 
 >>> import numpy as np
 >>> from scoring import agricola
@@ -83,6 +86,14 @@ class PieceArt:
     house_icon: bool = True                  # rooms print a little house
     furrow_angle: float = 0.0                # a field's furrows, degrees from horizontal
     tile_grain: float = 0.0                  # texture on the tiles (0 flat)
+    animal_height: float | None = None       # how tall an animal stands, mm (None: our cubes' and animeeples')
+    crop_height: float = 4.0                 # how thick a crop counter is, mm
+    disc_height: float = 4.5                 # how thick a family disc is, mm
+    shadow: float = 0.45                     # how dark the pieces' shadows fall (0 none .. 1 black)
+    people_overlap: float = 0.0              # the chance that a family disc lies partly on another
+    field_bands: bool = False                # a field printed as straight bands of two tones, not furrows
+    inside: bool = False                     # animals kept wholly on their space, a turned cube's corners too
+    pale_stones: float = 0.0                 # the chance that a stone tile's pebbles are paler than its ground
 
 
 def wide_pieces(rng: np.random.Generator) -> PieceArt:
@@ -111,6 +122,39 @@ def wide_pieces(rng: np.random.Generator) -> PieceArt:
                     tile_grain=float(rng.uniform(0, 1)))
 
 
+def wider_pieces(rng: np.random.Generator) -> PieceArt:
+    """Pieces and tiles from a wider family (``style="wider"``; 2026-11-28, not in the shipped models' recipe): animeeples (flat, plump or blocky) or cubes of any
+    size and height, sheep from cream to grey, boar from black to dark brown, cattle from tan to
+    deep brown, crops from pale straw to red, discs (sometimes lying on one another), stables and
+    fences of other sizes and any player colour, shadows of any depth, tiles of other tones and
+    textures, fields furrowed or printed in straight bands."""
+    hsv = _bgr_from_hsv
+    animals = {"sheep": hsv(rng.uniform(20, 60), rng.uniform(0, 0.25), rng.uniform(0.75, 1.0)),
+               "boar": hsv(rng.uniform(0, 40), rng.uniform(0, 0.5), rng.uniform(0.06, 0.28)),
+               "cattle": hsv(rng.uniform(0, 35), rng.uniform(0.4, 0.9), rng.uniform(0.28, 0.65))}
+    crops = {"grain": hsv(rng.uniform(35, 62), rng.uniform(0.15, 0.95), rng.uniform(0.72, 1.0)),
+             "vegetables": hsv(rng.uniform(-8, 32) % 360, rng.uniform(0.45, 1.0), rng.uniform(0.7, 1.0))}
+    tones = {"wood": hsv(rng.uniform(15, 45), rng.uniform(0.2, 0.75), rng.uniform(0.4, 0.9)),
+             "clay": hsv(rng.uniform(0, 25), rng.uniform(0.35, 0.85), rng.uniform(0.45, 0.92)),
+             "stone": hsv(rng.uniform(0, 360), rng.uniform(0, 0.2), rng.uniform(0.25, 0.8)),
+             "field": hsv(rng.uniform(10, 40), rng.uniform(0.25, 0.75), rng.uniform(0.2, 0.6))}
+    shape = str(rng.choice(["animeeple", "block", "cube"], p=[0.35, 0.3, 0.35]))
+    animal_mm = rng.uniform(7, 13) if shape == "cube" else rng.uniform(11, 17)
+    return PieceArt(animal_shape=shape, animal_mm=float(animal_mm),
+                    animal_colours=animals, crop_colours=crops, crop_mm=float(rng.uniform(7, 13)),
+                    disc_mm=float(rng.uniform(12, 20)), stable_mm=float(rng.uniform(11, 18)),
+                    stable_roof=bool(rng.random() < 0.5),
+                    fence_mm=(float(rng.uniform(30, 42)), float(rng.uniform(3, 6))), fence_turn=float(rng.uniform(1, 4)),
+                    wood=hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.9), rng.uniform(0.3, 0.95)),
+                    tile_tones=tones, tile_turn=float(rng.uniform(1, 4)), house_icon=bool(rng.random() < 0.4),
+                    furrow_angle=float(rng.uniform(-90, 90)),
+                    tile_grain=float(rng.uniform(0, 1)),
+                    animal_height=float(rng.uniform(0.3, 0.65) * animal_mm),
+                    crop_height=float(rng.uniform(2, 7)), disc_height=float(rng.uniform(3, 8)),
+                    shadow=float(rng.uniform(0.25, 0.75)), people_overlap=float(rng.uniform(0, 0.6)),
+                    field_bands=bool(rng.random() < 0.5), inside=True, pale_stones=0.4)
+
+
 def animeeple(length: float, animal: str, rng: np.random.Generator) -> list[np.ndarray]:
     """An animal silhouette seen from the side (mm, about ``length`` long, centred): a body, a
     head and four legs, plumper for a sheep, longer-snouted for a boar, blockier for cattle."""
@@ -124,6 +168,21 @@ def animeeple(length: float, animal: str, rng: np.random.Generator) -> list[np.n
         head = head * (1.25, 0.9) + (length * 0.05, ry * 0.2)
     legs = [rect_points(length * 0.09, length * 0.3) + (x, ry * 0.95) for x in (-rx * 0.6, -rx * 0.3, rx * 0.3, rx * 0.6)]
     return [outline[0], head] + legs
+
+
+def block_animal(length: float, animal: str, rng: np.random.Generator) -> list[np.ndarray]:
+    """A blocky animal seen from above (mm, about ``length`` long, centred): a box of a body, a
+    box of a head at one end, sometimes stubby legs or ears showing at the sides."""
+    wide = {"sheep": 0.5, "boar": 0.42, "cattle": 0.45}[animal] * rng.uniform(0.85, 1.2)
+    body_l = length * rng.uniform(0.62, 0.7)
+    parts = [rect_points(body_l, length * wide)]
+    head = length * rng.uniform(0.2, 0.28)
+    parts.append(rect_points(head, head * rng.uniform(0.8, 1.1)) + (body_l / 2 + head * 0.35, rng.normal(0, 0.05) * length))
+    if rng.random() < 0.5:
+        leg = length * 0.1
+        parts += [rect_points(leg, leg) + (x, y) for x in (-body_l * 0.35, body_l * 0.35)
+                  for y in (-length * wide / 2 - leg * 0.4, length * wide / 2 + leg * 0.4)]
+    return parts
 
 
 
@@ -460,13 +519,17 @@ def _tile_wide(cv: Canvas, T, s: float, material: str, rng, art: PieceArt) -> No
                     cv.line(*T([[x, y], [x, y + s / rows]]), mortar, 0.45)
     elif material == "stone":
         k = int(rng.integers(6, 26))
+        pale = art.pale_stones > 0 and rng.random() < art.pale_stones
+        tone = (1.1, 1.7) if pale else (0.75, 1.25)                     # pale pebbles on a dark ground, or not
         for _ in range(k):
             cx, cy = rng.uniform(-h + 3, h - 3, 2)
             rr = rng.uniform(2.5, 8.0)
             pts = circle_points(rr, 8) * rng.uniform(0.7, 1.1, (8, 1)) + (cx, cy)
             pts = np.clip(pts, -h, h)
-            cv.poly(T(pts), shade(base, rng.uniform(0.75, 1.25)))
+            cv.poly(T(pts), shade(base, rng.uniform(*tone)))
             cv.poly(T(pts), shade(base, rng.uniform(0.45, 0.7)), rng.uniform(0.2, 0.5))
+    elif art.field_bands:
+        _bands(cv, T, s, base, art.furrow_angle + rng.normal(0, 3), rng)
     else:
         n = int(rng.integers(5, 14))
         a = art.furrow_angle + rng.normal(0, 3)
@@ -495,8 +558,31 @@ def _tile_wide(cv: Canvas, T, s: float, material: str, rng, art: PieceArt) -> No
             patch[:] = np.clip(patch * (1 + (noise[:, :, None] - 1) * m), 0, 255).astype(np.uint8)
 
 
-def _spots(rng, box, n: int, taken: list, size: float) -> list[tuple[float, float]]:
-    """Up to ``n`` places for pieces of ``size`` on a space, on a jittered grid: they may touch."""
+def _bands(cv: Canvas, T, s: float, base, angle: float, rng) -> None:
+    """A field printed as straight bands of two tones across the tile, at ``angle`` degrees."""
+    side = np.float64(T(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))) * cv.ppm
+    to_img = np.c_[side[1] - side[0], side[2] - side[0]]               # tile mm -> image px
+    corners = T(rect_points(s, s)) * cv.ppm
+    x0, y0 = (max(int(v), 0) for v in corners.min(0))
+    x1, y1 = (int(v) + 1 for v in corners.max(0))
+    patch = cv.img[y0:y1, x0:x1]
+    if not patch.size:
+        return
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float64)
+    u, v = np.linalg.solve(to_img, np.stack([xx.ravel() - side[0, 0], yy.ravel() - side[0, 1]]))
+    a = math.radians(angle)
+    period = rng.uniform(4.0, 12.0)
+    dark = ((u * math.cos(a) + v * math.sin(a)) / period % 1.0) < rng.uniform(0.35, 0.65)
+    inside = (np.abs(u) < s / 2) & (np.abs(v) < s / 2) & dark
+    other = np.array(cv.colour(shade(base, rng.uniform(0.55, 0.85) if rng.random() < 0.6 else rng.uniform(1.2, 1.5))),
+                     np.float32)
+    mask = inside.reshape(patch.shape[:2])
+    patch[mask] = other.astype(np.uint8)
+
+
+def _spots(rng, box, n: int, taken: list, size: float, inside: bool = False) -> list[tuple[float, float]]:
+    """Up to ``n`` places for pieces of ``size`` on a space, on a jittered grid: they may touch.
+    ``inside``: a piece turned any way stays wholly on the space."""
     x0, y0, x1, y1 = box
     margin = size * 0.75
     step = size * 1.12
@@ -505,8 +591,12 @@ def _spots(rng, box, n: int, taken: list, size: float) -> list[tuple[float, floa
     cells = [(x, y) for y in ys for x in xs
              if all(math.hypot(x - tx, y - ty) > tr + size * 0.55 for tx, ty, tr in taken)]
     order = rng.permutation(len(cells))
-    return [(cells[i][0] + rng.normal(0, size * 0.08), cells[i][1] + rng.normal(0, size * 0.08))
-            for i in order[:n]]
+    spots = [(cells[i][0] + rng.normal(0, size * 0.08), cells[i][1] + rng.normal(0, size * 0.08))
+             for i in order[:n]]
+    if inside:
+        edge = size * 0.75
+        spots = [(float(np.clip(x, x0 + edge, x1 - edge)), float(np.clip(y, y0 + edge, y1 - edge))) for x, y in spots]
+    return spots
 
 
 def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
@@ -515,12 +605,13 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
     """The farmyard board with the farm on it, BGR uint8, in the frame of ``vision.geometry.AGRICOLA``.
 
     ``style="wide"`` draws the board and the pieces from the wide family (:func:`wide_style`,
-    :func:`wide_pieces`) that training mixes in; ``art`` gives the pieces' look outright.
+    :func:`wide_pieces`) that training mixes in, ``style="wider"`` the pieces from
+    :func:`wider_pieces` (tried, not shipped); ``art`` gives the pieces' look outright.
     """
     if art is None:
-        art = wide_pieces(rng) if style == "wide" else PieceArt()
+        art = wide_pieces(rng) if style == "wide" else wider_pieces(rng) if style == "wider" else PieceArt()
     if not isinstance(style, BoardStyle):
-        style = random_style(rng, style if style in ("unseen", "wide") else "classic")
+        style = random_style(rng, "wide" if style == "wider" else style if style in ("unseen", "wide") else "classic")
     if art.wood is not None:
         wood = art.wood
     else:
@@ -569,10 +660,17 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
                     pieces.add(transform(rect_points(art.stable_mm, art.stable_mm * 0.8), spot, angle),
                                wood, 7.0, ridge=True)
                 taken.append((spot[0], spot[1], art.stable_mm * 0.6))
-            for _ in range(space.people):
-                spot = _spots(rng, box, 1, taken, art.disc_mm)
+            for i in range(space.people):
+                if i and art.people_overlap > 0 and rng.random() < art.people_overlap:   # lying partly on the last
+                    turn = rng.uniform(0, 2 * np.pi)
+                    step = art.disc_mm * rng.uniform(0.45, 0.8)
+                    half = art.disc_mm / 2                                               # on its space still
+                    spot = [(float(np.clip(taken[-1][0] + step * np.cos(turn), box[0] + half, box[2] - half)),
+                             float(np.clip(taken[-1][1] + step * np.sin(turn), box[1] + half, box[3] - half)))]
+                else:
+                    spot = _spots(rng, box, 1, taken, art.disc_mm)
                 if spot:
-                    pieces.add(transform(circle_points(art.disc_mm / 2), spot[0], 0), wood, 4.5)
+                    pieces.add(transform(circle_points(art.disc_mm / 2), spot[0], 0), wood, art.disc_height)
                     taken.append((spot[0][0], spot[0][1], art.disc_mm / 2))
             for crop in agricola.CROPS:
                 n = getattr(space, crop)
@@ -581,7 +679,7 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
                     x, y = counters[i % len(counters)]
                     if i >= len(counters):
                         x, y = x - 1.2, y - 1.6
-                    pieces.add(transform(circle_points(art.crop_mm / 2, 16), (x, y), 0), crop_colours[crop], 4.0)
+                    pieces.add(transform(circle_points(art.crop_mm / 2, 16), (x, y), 0), crop_colours[crop], art.crop_height)
                 taken += [(x, y, art.crop_mm / 2) for x, y in counters]
             for animal in agricola.ANIMALS:
                 n = getattr(space, animal)
@@ -589,7 +687,7 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
                     continue
                 size = animal_mm if art.animal_shape == "cube" else animal_mm * 0.8
                 stacked = int(rng.binomial(n - 1, 0.12)) if n > 1 else 0
-                spots = _spots(rng, box, n - stacked, taken, size)
+                spots = _spots(rng, box, n - stacked, taken, size, art.inside)
                 stacked = n - len(spots)
                 cubes = [(s, 0) for s in spots]
                 for i in range(stacked):                 # a piece lying on another one
@@ -599,15 +697,22 @@ def draw_farmyard(farm: Farm, rng: np.random.Generator, px_per_mm: float = 6.0,
                 for (x, y), level in sorted(cubes, key=lambda t: t[1]):
                     shift = np.array([-1.0, -1.3]) * level
                     where = (x + shift[0], y + shift[1])
+                    if art.inside:                       # a piece lying on another stays on the space too
+                        edge = size * 0.75
+                        where = (float(np.clip(where[0], box[0] + edge, box[2] - edge)),
+                                 float(np.clip(where[1], box[1] + edge, box[3] - edge)))
                     turn = rng.uniform(0, 90) if art.animal_shape == "cube" else rng.uniform(0, 360)
                     colour_ = tuple(np.clip(np.array(tone) + rng.uniform(-0.03, 0.03, 3), 0, 1))
                     if art.animal_shape == "cube":
-                        pieces.add(transform(rect_points(animal_mm, animal_mm), where, turn), colour_, 5.0 + 3 * level)
+                        height = art.animal_height or 5.0
+                        pieces.add(transform(rect_points(animal_mm, animal_mm), where, turn), colour_, height + 3 * level)
                     else:
-                        for part in animeeple(animal_mm, animal, rng):
-                            pieces.add(transform(part, where, turn), colour_, 4.0 + 3 * level, gloss=0.06)
+                        height = art.animal_height or 4.0
+                        shape = block_animal if art.animal_shape == "block" else animeeple
+                        for part in shape(animal_mm, animal, rng):
+                            pieces.add(transform(part, where, turn), colour_, height + 3 * level, gloss=0.06)
                 taken += [(x, y, size / 2) for (x, y), _ in cubes]
-    pieces.draw(cv)
+    pieces.draw(cv, shadow=art.shadow)
     return img
 
 

@@ -37,6 +37,9 @@ class Training:
     reader_photos: int = 800              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
+    wide_family: str = "wide"             # which wide family those are drawn from: "wide" (render.wide_pieces), or
+    #                                       "wider" (render.wider_pieces: tried 2026-11-28, not shipped, docs/agricola-reader.md)
+    glare: float = 0.0                    # the share of those lit with a patch of glare (0.3 tried with "wider")
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
     lock_error_mm: float = 0.7            # photos are cut at the truth's corners moved by about this
     board_epochs: int = 30
@@ -286,6 +289,26 @@ def jitter_board(flat: np.ndarray, rng: np.random.Generator, ppm: float) -> np.n
     return jitter_sheet(img, rng, ppm)
 
 
+def glare(img: np.ndarray, rng: np.random.Generator, ppm: float) -> np.ndarray:
+    """The board under a lamp's glare: a soft bright patch, 20-90 mm across and anywhere on
+    it, that fades the print towards the light's colour and may wash it out to white.
+
+    >>> flat = np.full((90, 140, 3), 100, np.uint8)
+    >>> lit = glare(flat, np.random.default_rng(0), 0.5)
+    >>> bool(lit.max() > 100 and lit.min() >= 100)
+    True
+    """
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    rx, ry = rng.uniform(10, 45, 2) * ppm
+    blob = np.exp(-0.5 * (((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2))[:, :, None]
+    light = 255 * rng.uniform(0.9, 1.0, 3).astype(np.float32)
+    strength = rng.uniform(0.4, 1.3)
+    lit = img.astype(np.float32) + np.minimum(blob * strength, 1.0) * (light - img)
+    return np.clip(lit, 0, 255).astype(np.uint8)
+
+
 def crowded(farm: Farm, rng: np.random.Generator) -> Farm:
     """The farm with every count drawn anew, evenly over its range: many animals on the empty
     spaces (touching and stacked, as play rarely leaves them), grain and vegetables on the
@@ -319,8 +342,11 @@ def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print)
         if rng.random() < params.crowded:
             farm = crowded(farm, rng)
         ppm = float(rng.uniform(*params.flat_px_per_mm))
-        style = "wide" if rng.random() < params.wide_art else None
-        img = jitter_board(draw.draw_farmyard(farm, rng, px_per_mm=ppm, style=style), rng, ppm)
+        style = params.wide_family if rng.random() < params.wide_art else None
+        flat = draw.draw_farmyard(farm, rng, px_per_mm=ppm, style=style)
+        if style is not None and params.glare > 0 and rng.random() < params.glare:
+            flat = glare(flat, rng, ppm)
+        img = jitter_board(flat, rng, ppm)
         s = CUT.rect_px_per_mm
         rect = cv2.resize(img, (int(round(AGRICOLA.width_mm * s)), int(round(AGRICOLA.height_mm * s))),
                           interpolation=cv2.INTER_AREA if ppm > s else cv2.INTER_LINEAR)
@@ -457,6 +483,7 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     floating-point differences between machines. A share :attr:`Training.wide_photos` of the
     farmyard photos is drawn in the wide family. ``only="readers"`` trains the space and fence
     models alone, from the first :attr:`Training.reader_photos` photos and the flat farms;
+    ``only="spaces"`` the space model alone (from the same data as ``"readers"``);
     ``only="board"`` the board model alone.
     """
     import tempfile
@@ -479,7 +506,8 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     cache = Path(cache or Path(tempfile.gettempdir()) / f"scorelens-agricola-s{1000 + seed}{wide}")
     trained = {"seed": seed, "training": asdict(params), "renderer": "vision.render (split=train)"}
 
-    n_photos = params.photos if only != "readers" else min(params.photos, params.reader_photos)
+    readers_only = only in ("readers", "spaces")
+    n_photos = params.photos if not readers_only else min(params.photos, params.reader_photos)
     log(f"{n_photos} photos of the set {1000 + seed} (cached in {cache})")
     pairs = photo_set(n_photos, 1000 + seed, cache, params.photo_megapixels, log, wide=params.wide_photos)
     if only in (None, "board"):
@@ -492,16 +520,18 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
                 "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
 
     if only != "board":
-        train_readers(pairs, out, trained, params, seed, log)
-    names = {None: ("board", "spaces", "fences"), "board": ("board",), "readers": ("spaces", "fences")}[only]
+        train_readers(pairs, out, trained, params, seed, log, fences=only != "spaces")
+    names = {None: ("board", "spaces", "fences"), "board": ("board",), "readers": ("spaces", "fences"),
+             "spaces": ("spaces",)}[only]
     for name in names:
         log(f"wrote {out}/agricola-{name}.onnx ({(out / f'agricola-{name}.onnx').stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
-def train_readers(pairs, out: Path, trained: dict, params: Training, seed: int, log=print) -> None:
-    """Train and export the space and fence models, from the crops of the photos ``pairs`` and of
-    farms drawn flat."""
+def train_readers(pairs, out: Path, trained: dict, params: Training, seed: int, log=print,
+                  fences: bool = True) -> None:
+    """Train and export the space and fence models (``fences=False``: the space model alone), from
+    the crops of the photos ``pairs`` and of farms drawn flat."""
     log("cutting spaces and fence edges from the photos")
     photo = photo_examples(pairs, np.random.default_rng(seed), params, log)
     log(f"drawing {params.flat_farms} farms flat")
@@ -516,6 +546,8 @@ def train_readers(pairs, out: Path, trained: dict, params: Training, seed: int, 
            {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.cut.normalise_colour",
             "label_counts": training_label_counts(sy[pick]),
             "trained": trained | {"spaces": len(pick)}}, params)
+    if not fences:
+        return
     fences = train_fence_net(fx, fy, fw, params, seed + 2, log)
     export(fences, out / "agricola-fences.onnx", (3, CUT.fence_wide_px, CUT.fence_len_px),
            {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,
