@@ -168,46 +168,94 @@ def _carcassonne_canonical(layout):
     return canonical_layout(layout)
 
 
-def _align_carcassonne(truth, read):
-    """The read layout turned and shifted onto the truth's frame (a layout has no 'up'), in canonical form."""
-    from dataclasses import replace
-
+def _carcassonne_alignment(truth, read) -> tuple[int, int, int]:
+    """How the read layout lies on the truth's frame (a layout has no 'up'): ``(quarter, dx, dy)``,
+    a read square (x, y) turned ``quarter`` quarter turns, then shifted by (dx, dy); the turn and
+    shift that put the most read tiles on truth tiles of the same type and rotation."""
     from vision.carcassonne.decode import canonical_rotation
 
     if not read.tiles or not truth.tiles:
-        return read
+        return 0, 0, 0
     truth = _carcassonne_canonical(truth)
     want = {(p.x, p.y): (p.tile, p.rotation) for p in truth.tiles}
     where: dict[tuple, list] = {}
     for xy, label in want.items():
         where.setdefault(label, []).append(xy)
-    best, best_hits = read, -1
+    best, best_hits = (0, 0, 0), -1
     for quarter in range(4):
-        def turn(x, y, q=quarter):
-            for _ in range(q):
-                x, y = -y, x
-            return x, y
-        turned = [(turn(p.x, p.y), p) for p in read.tiles]
+        turned = [(_turn_square(p.x, p.y, quarter), p) for p in read.tiles]
+        label = lambda p: (p.tile, canonical_rotation(p.tile, (p.rotation + 90 * quarter) % 360))
         # candidate shifts: those that put a read tile on a truth tile of the same type and
         # rotation, most votes first, and the one that lines up the two layouts' corners
-        votes = Counter((tx - x, ty - y) for (x, y), p in turned
-                        for (tx, ty) in where.get((p.tile, canonical_rotation(p.tile, (p.rotation + 90 * quarter) % 360)), ()))
+        votes = Counter((tx - x, ty - y) for (x, y), p in turned for (tx, ty) in where.get(label(p), ()))
         anchors = {shift for shift, _ in votes.most_common(4)}
         anchors |= {(min(k[0] for k in want) - min(x for (x, _), _ in turned),
                      min(k[1] for k in want) - min(y for (_, y), _ in turned))}
         for dx, dy in anchors:
-            hits = sum(1 for (x, y), p in turned if want.get((x + dx, y + dy))
-                       == (p.tile, canonical_rotation(p.tile, (p.rotation + 90 * quarter) % 360)))
+            hits = sum(1 for (x, y), p in turned if want.get((x + dx, y + dy)) == label(p))
             if hits > best_hits:
-                best_hits = hits
-                tiles = tuple(replace(p, x=x + dx, y=y + dy, rotation=(p.rotation + 90 * quarter) % 360)
-                              for (x, y), p in turned)
-                meeples = []
-                for m in read.meeples:
-                    mx, my = turn(m.x, m.y)
-                    meeples.append(replace(m, x=mx + dx, y=my + dy, feature=_turn_feature(m.feature, quarter)))
-                best = replace(read, tiles=tiles, meeples=tuple(meeples))
-    return _carcassonne_canonical(best)
+                best, best_hits = (quarter, dx, dy), hits
+    return best
+
+
+def _turn_square(x: int, y: int, quarter: int) -> tuple[int, int]:
+    """A square's place after ``quarter`` quarter turns of the layout.
+
+    >>> _turn_square(2, 1, 1), _turn_square(2, 1, 4)
+    ((-1, 2), (2, 1))
+    """
+    for _ in range(quarter % 4):
+        x, y = -y, x
+    return x, y
+
+
+def _align_carcassonne(truth, read):
+    """The read layout turned and shifted onto the truth's frame (:func:`_carcassonne_alignment`), in
+    canonical form."""
+    from dataclasses import replace
+
+    if not read.tiles or not truth.tiles:
+        return read
+    quarter, dx, dy = _carcassonne_alignment(truth, read)
+    moved = lambda x, y: tuple(a + b for a, b in zip(_turn_square(x, y, quarter), (dx, dy)))
+    tiles = tuple(replace(p, x=moved(p.x, p.y)[0], y=moved(p.x, p.y)[1], rotation=(p.rotation + 90 * quarter) % 360)
+                  for p in read.tiles)
+    meeples = tuple(replace(m, x=moved(m.x, m.y)[0], y=moved(m.x, m.y)[1], feature=_turn_feature(m.feature, quarter))
+                    for m in read.meeples)
+    return _carcassonne_canonical(replace(read, tiles=tiles, meeples=meeples))
+
+
+def carcassonne_flagged(truth, read, flags: list[str]) -> list[str]:
+    """The elements (as :func:`element_diff` names them, on the truth's frame) that a Carcassonne
+    reading's ``flags`` point a reviewer to. The reader names a square ``tile:X,Y`` and a meeple
+    ``meeple:I`` (its place in ``read.meeples``), on the read layout's own frame; a flag on a square
+    or on a meeple sends the reviewer to that square, so it covers the square's tile (or its
+    absence) and every meeple on it.
+
+    >>> from scoring.carcassonne import Layout, Meeple, Placement
+    >>> truth = Layout((Placement(5, 5, "D"), Placement(6, 5, "E")), (Meeple("red", "follower", 6, 5, "city:N"),))
+    >>> read = Layout((Placement(0, 0, "D"), Placement(1, 0, "E")), (Meeple("blue", "follower", 1, 0, "city:N"),))
+    >>> sorted(carcassonne_flagged(truth, read, ["meeple:0"]))
+    ['meeple@6,5:0:blue#0', 'meeple@6,5:0:red#0', 'tile:6,5']
+    """
+    if read is None or not flags:
+        return []
+    quarter, dx, dy = _carcassonne_alignment(truth, read)
+    squares = set()
+    for flag in flags:
+        kind, _, where = flag.partition(":")
+        if kind == "tile":
+            x, y = map(int, where.split(","))
+        elif kind == "meeple" and where.isdigit() and int(where) < len(read.meeples):
+            x, y = read.meeples[int(where)].x, read.meeples[int(where)].y
+        else:
+            continue
+        tx, ty = _turn_square(x, y, quarter)
+        squares.add((tx + dx, ty + dy))
+    names = set(_carcassonne_elements(truth)) | set(_carcassonne_elements(_align_carcassonne(truth, read)))
+    square_of = lambda n: tuple(map(int, n.split("@", 1)[1].split(":", 1)[0].split(",")))
+    return sorted({f"tile:{x},{y}" for x, y in squares}
+                  | {n for n in names if n.startswith("meeple@") and square_of(n) in squares})
 
 
 def compare(game: str, truth, read) -> dict[str, list[int]]:
@@ -484,7 +532,8 @@ def bench_pairs(game: str, pairs: list[tuple[Path, dict]], reader: Callable, pro
         elements, wrong = element_diff(game, truth_state, read_state)
         result.photos.append(PhotoResult(
             image=photo.name, found=found, elements=elements, wrong=wrong,
-            flagged=list(getattr(reading, "flags", [])) if found else [],
+            flagged=(carcassonne_flagged(truth_state, read_state, list(reading.flags)) if game == "carcassonne"
+                     else list(getattr(reading, "flags", []))) if found else [],
             group=(truth.get("camera") or {}).get("group"),
             exact_state=same_state(game, truth_state, read_state),
             counts={**meeple_counts(truth_state, read_state), "tiles": len(truth_state.tiles)}
