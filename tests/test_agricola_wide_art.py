@@ -111,11 +111,17 @@ def test_our_own_art_draws_no_piece_of_the_wide_family():
     assert (a == b).all()
 
 
-def test_training_may_train_the_space_model_alone():
-    from vision.train import main
+def test_training_may_train_the_space_model_alone(capsys):
+    """``--only spaces`` is an Agricola choice and not another game's; a wrong choice is refused by
+    the command line before anything is imported or trained (torch is not needed to be told)."""
+    from vision.train import ONLY, main
 
-    with pytest.raises(SystemExit):
+    assert "spaces" in ONLY["agricola"] and "spaces" not in ONLY["carcassonne"]
+    with pytest.raises(SystemExit) as refused:
         main(["--game", "agricola", "--only", "tiles"])
+    assert refused.value.code == 2 and "not an agricola choice (readers, spaces, board)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--game", "carcassonne", "--only", "spaces"])
     import inspect
     from vision.agricola.train import train_readers
     assert "fences" in inspect.signature(train_readers).parameters

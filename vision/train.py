@@ -26,6 +26,15 @@ from vision.carcassonne.train import export_carcassonne, train_carcassonne, trai
 from vision.progress import epochs_bar
 
 
+#: What ``--only`` may name, per game: the models each game's training makes one at a time.
+ONLY = {
+    "avenue": ("cells", "column", "readers", "printed"),       # readers: the cell and column models
+    "agricola": ("readers", "spaces", "board"),                # readers: the space and fence models
+    "carcassonne": ("tiles", "meeples"),
+    "detector": (),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=("avenue", "agricola", "carcassonne", "detector"), default="avenue",
@@ -37,11 +46,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="Carcassonne: processes that render and cut the training photos side by side")
     parser.add_argument("--device", default="cpu",
                         help="Carcassonne: where torch trains the tile model (cpu, cuda); default cpu")
-    parser.add_argument("--only", choices=("cells", "column", "readers", "spaces", "board", "printed", "meeples", "tiles"),
+    parser.add_argument("--only", choices=sorted({m for models in ONLY.values() for m in models}),
                         help="train only this model: an Avenue one (the data drawn is the same), the "
                              "Carcassonne meeple or tile model, the Agricola readers (space and fence models), the "
                              "Agricola space model alone or the Agricola board model")
     args = parser.parse_args(argv)
+    if args.only is not None and args.only not in ONLY[args.game]:
+        parser.error(f"--only {args.only} is not {'an' if args.game[0] in 'aeiou' else 'a'} {args.game} choice"
+                     + (f" ({', '.join(ONLY[args.game])})" if ONLY[args.game] else " (the detector is one model)"))
 
     try:
         import torch
@@ -54,15 +66,10 @@ def main(argv: list[str] | None = None) -> int:
                               log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola.train import train_models
-        if args.only not in (None, "readers", "spaces", "board"):
-            parser.error(f"--only {args.only} is not an Agricola choice (readers: the space and fence models; "
-                         "spaces: the space model; board: the board model)")
         return train_models(args.seed, Path(args.out), quick=args.quick, only=args.only)
     if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()
         log = lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True)
-        if args.only not in (None, "meeples", "tiles"):
-            parser.error(f"--only {args.only} is not a Carcassonne choice (tiles, meeples)")
         status = 0
         if args.only != "meeples":
             status = train_carcassonne(args.seed, Path(args.out), quick=args.quick, log=log, workers=args.workers,
