@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.render.handwriting import bend_elastically, fit_glyphs, max_into, resampled, skeleton_points
+from vision.render.handwriting import bend_elastically, fit_glyphs, lay_glyphs, resampled, skeleton_points
 
 # A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
 # and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
@@ -236,14 +236,5 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
     if writer.sink:                             # a low writer: the feet on (or just over) the bottom line
         floor = y1 + max(0.0, writer.sink) * bh
         cy = y1 + writer.sink * bh - total_h / 2
-    x = int(round(cx - total_w / 2))
-    base = cy + total_h / 2
-    tilt = rng.normal(0, 0.05)
-    for g in glyphs:
-        gh, gw = g.shape
-        y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
-        y = min(max(y, int(y0)), int(floor) - gh)
-        xa = min(max(x, int(x0)), int(x1) - gw)
-        max_into(mask, g, xa, y)
-        x += gw + gap
+    lay_glyphs(mask, glyphs, gap, (cx, cy), (total_w, total_h), rng.normal(0, 0.05), rng, within=(x0, y0, x1, floor))
 

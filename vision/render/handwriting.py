@@ -258,13 +258,33 @@ def write(mask: np.ndarray, text: str, box: tuple[float, float, float, float], h
     glyphs, gap, total_w, total_h = fit_glyphs(glyphs, int(hand.spacing * height), (0.92 * bw, 0.95 * bh))
     cx = x0 + bw / 2 + rng.normal(0, 0.08) * max(0.0, bw - total_w)
     cy = y0 + bh / 2 + rng.normal(0, 0.08) * max(0.0, bh - total_h)
-    x = int(round(cx - total_w / 2))
-    base = cy + total_h / 2
-    tilt = rng.normal(0, 0.04)
+    lay_glyphs(mask, glyphs, gap, (cx, cy), (total_w, total_h), rng.normal(0, 0.04), rng)
+
+
+def lay_glyphs(mask: np.ndarray, glyphs: list[np.ndarray], gap: int, centre: tuple[float, float],
+               size: tuple[float, float], tilt: float, rng: np.random.Generator, within=None) -> None:
+    """Ink ``glyphs`` into ``mask`` side by side, ``gap`` pixels apart, the line of them ``size``
+    (width, height) centred on ``centre``, on a baseline tilted by ``tilt`` (pixels down per pixel
+    right), each glyph a little up or down at random. ``within`` ``(x0, y0, x1, y1)``, where given:
+    no glyph is put outside it (one that would be is moved in).
+
+    >>> mask = np.zeros((40, 60), np.uint8)
+    >>> lay_glyphs(mask, [np.full((10, 8), 255, np.uint8)] * 2, 4, (30, 20), (20, 10), 0.0,
+    ...            np.random.default_rng(0), within=(0, 0, 60, 24))
+    >>> int(mask.sum() // 255), bool(mask[24:].max() == 0)
+    (160, True)
+    """
+    cx, cy = centre
+    x = int(round(cx - size[0] / 2))
+    base = cy + size[1] / 2
     for g in glyphs:
         gh, gw = g.shape
         y = int(round(base - gh + tilt * (x - cx) + rng.normal(0, 0.03) * gh))
-        max_into(mask, g, x, y)
+        xa = x
+        if within is not None:
+            y = min(max(y, int(within[1])), int(within[3]) - gh)
+            xa = min(max(x, int(within[0])), int(within[2]) - gw)
+        max_into(mask, g, xa, y)
         x += gw + gap
 
 
