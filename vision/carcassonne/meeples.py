@@ -297,13 +297,18 @@ def piece_colour(window: np.ndarray, params: PieceColour = PIECE_COLOUR) -> str:
 
 def piece_colours(image: np.ndarray, cell_to_image: np.ndarray, points, params: PieceColour = PIECE_COLOUR) -> list[str]:
     """:func:`piece_colour` of the photo's window around each of ``points`` ``(N, 2)`` (lattice units)."""
+    return [piece_colour(w, params) for w in piece_windows(image, cell_to_image, points, params.side, params.size)]
+
+
+def piece_windows(image: np.ndarray, cell_to_image: np.ndarray, points, side: float, size: int) -> list[np.ndarray]:
+    """The photo's windows ``(size, size, 3)``, ``side`` of a tile wide, around each of ``points`` ``(N, 2)``
+    (lattice units: square ``(i, j)`` spans ``[i, i + 1] x [j, j + 1]``); none for no points."""
     from vision.carcassonne.classify import MeepleCut, cut_meeples
 
     points = np.asarray(points, np.float64).reshape(-1, 2)
     if not len(points):
         return []
-    windows = cut_meeples(image, cell_to_image, points, MeepleCut(size=params.size, side=params.side))
-    return [piece_colour(w, params) for w in windows]
+    return list(cut_meeples(image, cell_to_image, points, MeepleCut(size=size, side=side)))
 
 
 # ---------------------------------------------------------------------------
@@ -395,22 +400,12 @@ def piece_shape(window: np.ndarray, params: FlatPatch = FLAT_PATCH) -> tuple[flo
 
 def piece_shapes(image: np.ndarray, cell_to_image: np.ndarray, points, params: FlatPatch = FLAT_PATCH) -> np.ndarray:
     """``(N, 2)``: :func:`piece_shape` of the photo's window around each of ``points`` ``(N, 2)`` (lattice units)."""
-    from vision.carcassonne.classify import MeepleCut, cut_meeples
-
-    points = np.asarray(points, np.float64).reshape(-1, 2)
-    if not len(points):
-        return np.zeros((0, 2))
-    windows = cut_meeples(image, cell_to_image, points, MeepleCut(size=params.size, side=params.side))
-    return np.array([piece_shape(w, params) for w in windows])
+    windows = piece_windows(image, cell_to_image, points, params.side, params.size)
+    return np.array([piece_shape(w, params) for w in windows], np.float64).reshape(-1, 2)
 
 
 def flat_patches(image: np.ndarray, cell_to_image: np.ndarray, points, params: FlatPatch = FLAT_PATCH) -> np.ndarray:
     """``(N,)``: :func:`flat_patch_area` of the photo's window around each of ``points`` ``(N, 2)``
     (lattice units: square ``(i, j)`` spans ``[i, i + 1] x [j, j + 1]``)."""
-    from vision.carcassonne.classify import MeepleCut, cut_meeples
-
-    points = np.asarray(points, np.float64).reshape(-1, 2)
-    if not len(points):
-        return np.zeros(0)
-    windows = cut_meeples(image, cell_to_image, points, MeepleCut(size=params.size, side=params.side))
-    return np.array([flat_patch_area(w, params) for w in windows])
+    windows = piece_windows(image, cell_to_image, points, params.side, params.size)
+    return np.array([flat_patch_area(w, params) for w in windows], np.float64)
