@@ -125,3 +125,23 @@ def test_training_may_train_the_space_model_alone(capsys):
     import inspect
     from vision.agricola.train import train_readers
     assert "fences" in inspect.signature(train_readers).parameters
+
+
+def test_flat_farms_are_the_same_drawn_by_one_process_or_by_several(monkeypatch):
+    """Each flat farm has its own random numbers (``flat_farm``), so a pool of processes draws the
+    same training examples as one; ``wide_family="mixed"`` draws both wide families."""
+    import multiprocessing
+
+    from vision.agricola import train
+
+    params = replace(train.TRAINING, wide_art=1.0, wide_family="mixed")
+    alone = train.flat_examples(4, 77, params)
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pooled = train.flat_examples(4, 77, params, pool=pool)
+    assert all(np.array_equal(a, b) for a, b in zip(alone, pooled))
+    assert not np.array_equal(train.flat_farm(77, 0, params)[0], train.flat_farm(77, 1, params)[0])
+    styles, draw = [], art.draw_farmyard
+    monkeypatch.setattr(art, "draw_farmyard", lambda *a, style=None, **k: styles.append(style) or draw(*a, style=style, **k))
+    for i in range(8):
+        train.flat_farm(77, i, params)
+    assert set(styles) == {"wide", "wider"}

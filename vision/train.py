@@ -43,9 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="models", help="folder for the .onnx files (default: models/)")
     parser.add_argument("--quick", action="store_true", help="a small run, to check the pipeline")
     parser.add_argument("--workers", type=int, default=1,
-                        help="Carcassonne: processes that render and cut the training photos side by side")
+                        help="Carcassonne and Agricola: processes that render and cut the training photos side by side")
     parser.add_argument("--device", default="cpu",
-                        help="Carcassonne: where torch trains the tile model (cpu, cuda); default cpu")
+                        help="Carcassonne and Agricola: where torch trains the tile model, or the Agricola models "
+                             "(cpu, cuda); default cpu")
     parser.add_argument("--only", choices=sorted({m for models in ONLY.values() for m in models}),
                         help="train only this model: an Avenue one (the data drawn is the same), the "
                              "Carcassonne meeple or tile model, the Agricola readers (space and fence models), the "
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
                               log=lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True))
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola.train import train_models
-        return train_models(args.seed, Path(args.out), quick=args.quick, only=args.only)
+        return train_models(args.seed, Path(args.out), quick=args.quick, only=args.only, workers=args.workers,
+                            device=args.device)
     if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()
         log = lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True)

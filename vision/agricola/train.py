@@ -37,7 +37,8 @@ class Training:
     reader_photos: int = 800              # photos cut for the readers when the board model is not trained
     flat_px_per_mm: tuple = (3.0, 6.0)    # drawn at this scale, then rectified like a photo
     crowded: float = 0.6                  # the share of flat farms with every count drawn anew
-    wide_family: str = "wide"             # which wide family those are drawn from: "wide" (render.wide_pieces), or
+    wide_family: str = "wide"             # which wide family those are drawn from: "wide" (render.wide_pieces),
+                                          # "mixed" (each farm "wide" or "wider", evenly), or
     #                                       "wider" (render.wider_pieces: tried 2026-11-28, not shipped, docs/agricola-reader.md)
     glare: float = 0.0                    # the share of those lit with a patch of glare (0.3 tried with "wider")
     none_fences_per_farm: int = 10        # edges without a fence kept per farm (all fences are kept)
@@ -72,23 +73,31 @@ def wide_photo(seed: int, index: int, share: float) -> bool:
 
 
 def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str = "agricola",
-              wide: float = 0.0) -> list[tuple[Path, dict]]:
-    """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing), with their
-    truth; a share ``wide`` of them drawn in the wide family (:func:`wide_photo`)."""
-    from vision.render import photo_name, write_photo
+              wide: float = 0.0, pool=None) -> list[tuple[Path, dict]]:
+    """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing, by
+    ``pool``'s processes where one is given), with their truth; a share ``wide`` of them drawn in
+    the wide family (:func:`wide_photo`)."""
+    from vision.render import photo_name
     from vision.truth import find_truth
 
     folder.mkdir(parents=True, exist_ok=True)
+    missing = [(game, seed, i, str(folder), megapixels, bool(wide and wide_photo(seed, i, wide)))
+               for i in range(n) if find_truth(folder / f"{photo_name(game, seed, i)}.jpg") is None]
+    for done, _ in enumerate(pool.imap_unordered(_render_job, missing) if pool else map(_render_job, missing)):
+        if (done + 1) % 200 == 0:
+            log(f"  {done + 1}/{len(missing)} photos rendered")
     pairs = []
     for i in range(n):
-        name = photo_name(game, seed, i)
-        if find_truth(folder / f"{name}.jpg") is None:
-            style = {"style": "wide"} if wide and wide_photo(seed, i, wide) else {}
-            write_photo(game, seed, i, str(folder), megapixels=megapixels, split="train", **style)
-        pairs.append((folder / f"{name}.jpg", json.loads(find_truth(folder / f"{name}.jpg").read_text())))
-        if (i + 1) % 200 == 0:
-            log(f"  {i + 1}/{n} photos")
+        path = folder / f"{photo_name(game, seed, i)}.jpg"
+        pairs.append((path, json.loads(find_truth(path).read_text())))
     return pairs
+
+
+def _render_job(job) -> None:
+    from vision.render import write_photo
+
+    game, seed, index, folder, megapixels, wide = job
+    write_photo(game, seed, index, folder, megapixels=megapixels, split="train", **({"style": "wide"} if wide else {}))
 
 
 def board_examples(pairs, long_side: int = FIND.mask_long_side):
@@ -200,9 +209,11 @@ def augment_colour(x, gen, geometry: bool = True, permute: bool = False, shift: 
     return v - 0.5
 
 
-def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str, augment, log=print):
+def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str, augment, log=print,
+        device: str = "cpu"):
     """Train ``net`` on examples ``x``, ``y`` (arrays), each batch made ready by
-    ``augment(x, y, generator) -> (x, y)`` as torch tensors."""
+    ``augment(x, y, generator) -> (x, y)`` as torch tensors on the CPU, then moved to ``device``
+    (torch's name: ``cpu``, ``cuda``); returns the network on the CPU."""
     import sys
 
     import torch
@@ -210,6 +221,7 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
+    net = net.to(device)
     steps = epochs * math.ceil(len(x) / params.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
@@ -222,14 +234,14 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
         for i in range(0, len(x), params.batch):
             idx = np.sort(order[i:i + params.batch])
             xb, yb = augment(x[idx], y[idx], gen)
-            loss = loss_fn(net(xb), yb)
+            loss = loss_fn(net(xb.to(device)), yb.to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += loss.item() * len(idx)
         log(f"  {name} epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f} ({time.perf_counter() - t0:.0f} s)")
-    return net.eval()
+    return net.cpu().eval()
 
 
 def export(net, path: Path, shape: tuple, meta: dict, params: Training = TRAINING, dynamic_hw: bool = False) -> None:
@@ -329,32 +341,49 @@ def crowded(farm: Farm, rng: np.random.Generator) -> Farm:
     return Farm(Farmyard(farm.farmyard.house, rows, farm.farmyard.fences))
 
 
-def flat_examples(n: int, rng: np.random.Generator, params: Training, log=print):
-    """Examples cut from ``n`` random farms drawn flat and jittered; a share of them
-    :func:`crowded`, and a share (:attr:`Training.wide_art`) drawn in the wide family of boards,
-    tiles and pieces (:func:`vision.agricola.render.wide_style`), so that the readers learn what
-    every set shares rather than our own art."""
+def flat_farm(seed: int, index: int, params: Training):
+    """The examples cut from flat farm ``index`` of the draw ``seed`` (its own random numbers, so
+    that any number of processes draw the same farms): a random farm, :func:`crowded` at a share
+    :attr:`Training.crowded`, drawn in the wide family at a share :attr:`Training.wide_art`
+    (:func:`vision.agricola.render.wide_style`), jittered as a rectified photo, and cut."""
     from vision.agricola import render as draw
 
+    rng = np.random.default_rng([seed, index])
+    farm = draw.random_state(rng)
+    if rng.random() < params.crowded:
+        farm = crowded(farm, rng)
+    ppm = float(rng.uniform(*params.flat_px_per_mm))
+    style = params.wide_family if rng.random() < params.wide_art else None
+    if style == "mixed":
+        style = "wide" if rng.random() < 0.5 else "wider"
+    flat = draw.draw_farmyard(farm, rng, px_per_mm=ppm, style=style)
+    if style is not None and params.glare > 0 and rng.random() < params.glare:
+        flat = glare(flat, rng, ppm)
+    img = jitter_board(flat, rng, ppm)
+    s = CUT.rect_px_per_mm
+    rect = cv2.resize(img, (int(round(AGRICOLA.width_mm * s)), int(round(AGRICOLA.height_mm * s))),
+                      interpolation=cv2.INTER_AREA if ppm > s else cv2.INTER_LINEAR)
+    small = shrink(rect)
+    return farm_examples(farm, small, board_white(rect, cut_spaces(small)), rng, params)
+
+
+def flat_examples(n: int, seed: int, params: Training, log=print, pool=None):
+    """Examples cut from ``n`` random farms drawn flat (:func:`flat_farm`), so that the readers
+    learn what every set shares rather than our own art; drawn by ``pool``'s processes where
+    one is given."""
+    from functools import partial
+
     parts = []
-    for i in range(n):
-        farm = draw.random_state(rng)
-        if rng.random() < params.crowded:
-            farm = crowded(farm, rng)
-        ppm = float(rng.uniform(*params.flat_px_per_mm))
-        style = params.wide_family if rng.random() < params.wide_art else None
-        flat = draw.draw_farmyard(farm, rng, px_per_mm=ppm, style=style)
-        if style is not None and params.glare > 0 and rng.random() < params.glare:
-            flat = glare(flat, rng, ppm)
-        img = jitter_board(flat, rng, ppm)
-        s = CUT.rect_px_per_mm
-        rect = cv2.resize(img, (int(round(AGRICOLA.width_mm * s)), int(round(AGRICOLA.height_mm * s))),
-                          interpolation=cv2.INTER_AREA if ppm > s else cv2.INTER_LINEAR)
-        small = shrink(rect)
-        parts.append(farm_examples(farm, small, board_white(rect, cut_spaces(small)), rng, params))
+    work = partial(_flat_farm_job, seed, params)
+    for i, part in enumerate(pool.imap(work, range(n), chunksize=8) if pool else map(work, range(n))):
+        parts.append(part)
         if (i + 1) % 300 == 0:
             log(f"  {i + 1}/{n} flat farms")
     return [np.concatenate(x) for x in zip(*parts)]
+
+
+def _flat_farm_job(seed: int, params: Training, index: int):
+    return flat_farm(seed, index, params)
 
 
 def half_turn(h_mm_to_img: np.ndarray, g: AgricolaBoard = AGRICOLA) -> np.ndarray:
@@ -362,22 +391,29 @@ def half_turn(h_mm_to_img: np.ndarray, g: AgricolaBoard = AGRICOLA) -> np.ndarra
     return h_mm_to_img @ np.array([[-1, 0, g.width_mm], [0, -1, g.height_mm], [0, 0, 1]], np.float64)
 
 
-def photo_examples(pairs, rng: np.random.Generator, params: Training, log=print):
-    """Examples cut from synthetic photos: rectified from the truth's corners, moved by about
-    the error the lock leaves (:attr:`Training.lock_error_mm`), then cut as when reading."""
+def photo_farm(path: Path, truth: dict, seed: int, index: int, params: Training):
+    """The examples cut from one synthetic photo: rectified from the truth's corners, moved by
+    about the error the lock leaves (:attr:`Training.lock_error_mm`), then cut as when reading."""
     from vision.photo import read_photo_file
 
-    parts = []
+    rng = np.random.default_rng([seed, index])
+    photo = read_photo_file(path)
     mm = board_corners_mm()
-    for i, (path, truth) in enumerate(pairs):
-        photo = read_photo_file(path)
-        true = (np.float32(truth["corners"]) + 0.5) / photo.scale - 0.5
-        moved = mm + rng.normal(0, params.lock_error_mm, mm.shape).astype(np.float32)
-        h = cv2.getPerspectiveTransform(mm, true) @ cv2.getPerspectiveTransform(mm, moved)
-        rect = rectify_board(photo.image, h)
-        small = shrink(rect)
-        parts.append(farm_examples(agricola.from_dict(truth["state"]), small, board_white(rect, cut_spaces(small)),
-                                   rng, params))
+    true = (np.float32(truth["corners"]) + 0.5) / photo.scale - 0.5
+    moved = mm + rng.normal(0, params.lock_error_mm, mm.shape).astype(np.float32)
+    h = cv2.getPerspectiveTransform(mm, true) @ cv2.getPerspectiveTransform(mm, moved)
+    rect = rectify_board(photo.image, h)
+    small = shrink(rect)
+    return farm_examples(agricola.from_dict(truth["state"]), small, board_white(rect, cut_spaces(small)), rng, params)
+
+
+def photo_examples(pairs, seed: int, params: Training, log=print, pool=None):
+    """Examples cut from the synthetic photos ``pairs`` (:func:`photo_farm`), by ``pool``'s
+    processes where one is given."""
+    jobs = [(path, truth, seed, i, params) for i, (path, truth) in enumerate(pairs)]
+    parts = []
+    for i, part in enumerate(pool.starmap(photo_farm, jobs, chunksize=4) if pool else (photo_farm(*j) for j in jobs)):
+        parts.append(part)
         if (i + 1) % 300 == 0:
             log(f"  {i + 1}/{len(pairs)} photos cut")
     return [np.concatenate(x) for x in zip(*parts)]
@@ -426,7 +462,7 @@ def training_label_counts(targets: np.ndarray) -> dict[str, list[int]]:
             for i, (head, labels) in enumerate(SPACE_HEADS.items())}
 
 
-def train_space_net(crops, targets, white, params: Training, seed: int, log=print):
+def train_space_net(crops, targets, white, params: Training, seed: int, log=print, device: str = "cpu"):
     import torch
     import torch.nn.functional as F
 
@@ -438,18 +474,18 @@ def train_space_net(crops, targets, white, params: Training, seed: int, log=prin
                    for i in range(len(sizes)))
     net = build_space_net(int(bounds[-1]))
     return fit(net, _Pairs(crops, white), targets.astype(np.int64), loss, params.space_epochs, params, seed,
-               "spaces", _crop_augment(permute=False), log)
+               "spaces", _crop_augment(permute=False), log, device)
 
 
-def train_fence_net(crops, targets, white, params: Training, seed: int, log=print):
+def train_fence_net(crops, targets, white, params: Training, seed: int, log=print, device: str = "cpu"):
     import torch.nn.functional as F
 
     return fit(build_fence_net(), _Pairs(crops, white), targets.astype(np.int64),
                lambda out, y: F.cross_entropy(out, y, label_smoothing=0.02), params.fence_epochs, params, seed,
-               "fences", _crop_augment(permute=True), log)
+               "fences", _crop_augment(permute=True), log, device)
 
 
-def train_board_net(xs, ys, params: Training, seed: int, log=print):
+def train_board_net(xs, ys, params: Training, seed: int, log=print, device: str = "cpu"):
     import torch
     import torch.nn.functional as F
 
@@ -468,11 +504,12 @@ def train_board_net(xs, ys, params: Training, seed: int, log=print):
         board = (y.sum((1, 2, 3)) > 0).float()
         return F.binary_cross_entropy_with_logits(out, y) + (dice * board).sum() / board.sum().clamp(min=1)
     return fit(build_board_net(), xs, ys, loss, params.board_epochs,
-               replace(params, batch=params.board_batch, lr=params.board_lr), seed, "board", augment, log)
+               replace(params, batch=params.board_batch, lr=params.board_lr), seed, "board", augment, log, device)
 
 
 def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False, cache: Path | None = None,
-                 log=print, only: str | None = None) -> int:
+                 log=print, only: str | None = None, workers: int = 1, device: str = "cpu",
+                 params: Training = TRAINING) -> int:
     """Train and export the three Agricola models (``python -m vision.train --game agricola``).
 
     The photos are the set ``1000 + seed`` of :func:`vision.render.write_set`
@@ -484,14 +521,16 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     farmyard photos is drawn in the wide family. ``only="readers"`` trains the space and fence
     models alone, from the first :attr:`Training.reader_photos` photos and the flat farms;
     ``only="spaces"`` the space model alone (from the same data as ``"readers"``);
-    ``only="board"`` the board model alone.
+    ``only="board"`` the board model alone. ``workers`` processes render and cut the photos and
+    draw the flat farms side by side (the same data for any number); torch trains on ``device``.
     """
     import tempfile
     from dataclasses import asdict
 
     import torch
 
-    params = TRAINING
+    import multiprocessing
+
     if quick:
         params = replace(params, photos=16, reader_photos=16, flat_farms=16, board_epochs=1, space_epochs=1, fence_epochs=1)
     torch.set_num_threads(params.threads)
@@ -509,18 +548,29 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     readers_only = only in ("readers", "spaces")
     n_photos = params.photos if not readers_only else min(params.photos, params.reader_photos)
     log(f"{n_photos} photos of the set {1000 + seed} (cached in {cache})")
-    pairs = photo_set(n_photos, 1000 + seed, cache, params.photo_megapixels, log, wide=params.wide_photos)
+    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) \
+        if workers > 1 else None
+    try:
+        pairs = photo_set(n_photos, 1000 + seed, cache, params.photo_megapixels, log, wide=params.wide_photos,
+                          pool=pool)
+        if only in (None, "board"):
+            others = [pair for game in ("avenue", "carcassonne")
+                      for pair in photo_set(params.other_games, 1000 + seed, cache, params.photo_megapixels, log, game,
+                                            pool=pool)]
+        if only != "board":
+            readers = reader_examples(pairs, params, seed, log, pool)
+    finally:
+        if pool is not None:
+            pool.close()
     if only in (None, "board"):
-        others = [pair for game in ("avenue", "carcassonne")
-                  for pair in photo_set(params.other_games, 1000 + seed, cache, params.photo_megapixels, log, game)]
         xs, ys = board_examples(pairs + others)
-        board = train_board_net(xs, ys, params, seed, log)
+        board = train_board_net(xs, ys, params, seed, log, device)
         export(board, out / "agricola-board.onnx", (3, FIND.mask_long_side, FIND.mask_long_side),
                {"labels": ["table", "board"], "input": "colour photo, vision.agricola.locate.mask_input",
                 "trained": trained | {"photos": len(xs)}}, params, dynamic_hw=True)
 
     if only != "board":
-        train_readers(pairs, out, trained, params, seed, log, fences=only != "spaces")
+        train_readers(readers, out, trained, params, seed, log, fences=only != "spaces", device=device)
     names = {None: ("board", "spaces", "fences"), "board": ("board",), "readers": ("spaces", "fences"),
              "spaces": ("spaces",)}[only]
     for name in names:
@@ -528,27 +578,34 @@ def train_models(seed: int = 0, out: Path = Path("models"), quick: bool = False,
     return 0
 
 
-def train_readers(pairs, out: Path, trained: dict, params: Training, seed: int, log=print,
-                  fences: bool = True) -> None:
-    """Train and export the space and fence models (``fences=False``: the space model alone), from
-    the crops of the photos ``pairs`` and of farms drawn flat."""
+def reader_examples(pairs, params: Training, seed: int, log=print, pool=None):
+    """The space and fence examples: crops of the photos ``pairs`` and of farms drawn flat, as
+    ``(spaces, space targets, their whites, fences, fence targets, their whites)``, with which
+    spaces are learnt from (:func:`space_selection`)."""
     log("cutting spaces and fence edges from the photos")
-    photo = photo_examples(pairs, np.random.default_rng(seed), params, log)
+    photo = photo_examples(pairs, seed, params, log, pool)
     log(f"drawing {params.flat_farms} farms flat")
-    flat = flat_examples(params.flat_farms, np.random.default_rng(seed + 7777), params, log)
+    flat = flat_examples(params.flat_farms, seed + 7777, params, log, pool)
     sx, sy, sw, fx, fy, fw = (np.concatenate([a, b]) for a, b in zip(photo, flat))
     pick = space_selection(sy, np.random.default_rng(seed), params)
     log(f"{len(pick)} spaces learnt from ({len(photo[0])} cut from photos, {len(sx)} in all), "
         f"{len(fx)} fence edges ({int(fy.sum())} fences)")
+    return sx[pick], sy[pick], sw[pick], fx, fy, fw
 
-    spaces = train_space_net(sx[pick], sy[pick], sw[pick], params, seed + 1, log)
+
+def train_readers(examples, out: Path, trained: dict, params: Training, seed: int, log=print,
+                  fences: bool = True, device: str = "cpu") -> None:
+    """Train and export the space and fence models (``fences=False``: the space model alone) from
+    :func:`reader_examples`."""
+    sx, sy, sw, fx, fy, fw = examples
+    spaces = train_space_net(sx, sy, sw, params, seed + 1, log, device)
     export(spaces, out / "agricola-spaces.onnx", (3, CUT.space_px, CUT.space_px),
            {"heads": SPACE_HEADS, "input": "colour space crop, vision.agricola.cut.normalise_colour",
-            "label_counts": training_label_counts(sy[pick]),
-            "trained": trained | {"spaces": len(pick)}}, params)
+            "label_counts": training_label_counts(sy),
+            "trained": trained | {"spaces": len(sy)}}, params)
     if not fences:
         return
-    fences = train_fence_net(fx, fy, fw, params, seed + 2, log)
+    fences = train_fence_net(fx, fy, fw, params, seed + 2, log, device)
     export(fences, out / "agricola-fences.onnx", (3, CUT.fence_wide_px, CUT.fence_len_px),
            {"heads": {"fence": FENCE_LABELS}, "labels": FENCE_LABELS,
             "input": "colour fence-edge crop, vision.agricola.cut.normalise_colour",
