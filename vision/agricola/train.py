@@ -179,48 +179,50 @@ def build_fence_net():
 def augment_colour(x, gen, geometry: bool = True, permute: bool = False, shift: float = 0.06):
     """On-the-fly augmentation of normalised colour crops ``(N, 3, H, W)``: flips and half
     turns, a small shift, turn and scale, white balance, exposure, contrast, blur, noise, and
-    (``permute``) the colour channels shuffled, so that a fence is a fence in any colour."""
+    (``permute``) the colour channels shuffled, so that a fence is a fence in any colour. Random
+    numbers come from ``gen``, on its device (the batch's)."""
     import torch
     import torch.nn.functional as F
 
-    n = x.shape[0]
+    n, dev = x.shape[0], gen.device
+    rand = lambda *shape: torch.rand(*shape, generator=gen, device=dev)
     if geometry:
-        x = torch.where(torch.rand(n, 1, 1, 1, generator=gen) < 0.5, x.flip(3), x)
-        x = torch.where(torch.rand(n, 1, 1, 1, generator=gen) < 0.5, x.flip(2), x)
-        angle = (torch.rand(n, generator=gen) - 0.5) * math.radians(5)
-        scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.08
-        move = (torch.rand(n, 2, generator=gen) - 0.5) * 2 * shift
+        x = torch.where(rand(n, 1, 1, 1) < 0.5, x.flip(3), x)
+        x = torch.where(rand(n, 1, 1, 1) < 0.5, x.flip(2), x)
+        angle = (rand(n) - 0.5) * math.radians(5)
+        scale = 1 + (rand(n) - 0.5) * 0.08
+        move = (rand(n, 2) - 0.5) * 2 * shift
         cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
         theta = torch.stack([torch.stack([cos, -sin, move[:, 0]], 1), torch.stack([sin, cos, move[:, 1]], 1)], 1)
         x = F.grid_sample(x, F.affine_grid(theta, x.shape, align_corners=False), padding_mode="border",
                           align_corners=False)
     v = x + 0.5
-    v = v * (1 + (torch.rand(n, 3, 1, 1, generator=gen) - 0.5) * 0.3)          # white balance
-    v = v * (0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen))                # exposure
+    v = v * (1 + (rand(n, 3, 1, 1) - 0.5) * 0.3)               # white balance
+    v = v * (0.7 + 0.6 * rand(n, 1, 1, 1))                     # exposure
     mean = v.mean(dim=(1, 2, 3), keepdim=True)
-    v = (v - mean) * (0.75 + 0.5 * torch.rand(n, 1, 1, 1, generator=gen)) + mean
+    v = (v - mean) * (0.75 + 0.5 * rand(n, 1, 1, 1)) + mean
     if permute:
-        perms = torch.stack([torch.randperm(3, generator=gen) for _ in range(n)])
+        perms = torch.stack([torch.randperm(3, generator=gen, device=dev) for _ in range(n)])
         v = torch.gather(v, 1, perms[:, :, None, None].expand_as(v))
-    blur = torch.rand(n, 1, 1, 1, generator=gen) < 0.3
-    k = torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=v.dtype).view(1, 1, 3, 3).repeat(3, 1, 1, 1) / 16
+    blur = rand(n, 1, 1, 1) < 0.3
+    k = torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=v.dtype, device=dev).view(1, 1, 3, 3).repeat(3, 1, 1, 1) / 16
     v = torch.where(blur, F.conv2d(F.pad(v, (1, 1, 1, 1), mode="replicate"), k, groups=3), v)
-    v = v + torch.randn(v.shape, generator=gen) * 0.03 * torch.rand(n, 1, 1, 1, generator=gen)
+    v = v + torch.randn(v.shape, generator=gen, device=dev) * 0.03 * rand(n, 1, 1, 1)
     return v - 0.5
 
 
 def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str, augment, log=print,
         device: str = "cpu"):
     """Train ``net`` on examples ``x``, ``y`` (arrays), each batch made ready by
-    ``augment(x, y, generator) -> (x, y)`` as torch tensors on the CPU, then moved to ``device``
-    (torch's name: ``cpu``, ``cuda``); returns the network on the CPU."""
+    ``augment(x, y, generator) -> (x, y)`` as torch tensors on ``device`` (torch's name: ``cpu``,
+    ``cuda``), the generator's; returns the network on the CPU."""
     import sys
 
     import torch
     from tqdm import tqdm
 
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     net = net.to(device)
     steps = epochs * math.ceil(len(x) / params.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
@@ -229,12 +231,12 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
     # a progress bar on stderr, on a terminal only (as vision.train's epochs_bar)
     for epoch in tqdm(range(epochs), desc=f"training {name}", unit="epoch", file=sys.stderr, disable=None):
         net.train()
-        order = torch.randperm(len(x), generator=gen).numpy()
+        order = torch.randperm(len(x), generator=gen, device=device).cpu().numpy()
         total = 0.0
         for i in range(0, len(x), params.batch):
             idx = np.sort(order[i:i + params.batch])
             xb, yb = augment(x[idx], y[idx], gen)
-            loss = loss_fn(net(xb.to(device)), yb.to(device))
+            loss = loss_fn(net(xb), yb)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -425,8 +427,8 @@ def _crop_augment(permute: bool):
 
     def augment(xb, yb, gen):
         crops, white = xb
-        x = torch.from_numpy(normalise_colour(crops, white))
-        return augment_colour(x, gen, permute=permute), torch.from_numpy(yb)
+        x = torch.from_numpy(normalise_colour(crops, white)).to(gen.device)
+        return augment_colour(x, gen, permute=permute), torch.from_numpy(yb).to(gen.device)
     return augment
 
 
@@ -490,12 +492,12 @@ def train_board_net(xs, ys, params: Training, seed: int, log=print, device: str 
     import torch.nn.functional as F
 
     def augment(xb, yb, gen):
-        x = torch.from_numpy(xb).permute(0, 3, 1, 2).float() / 255.0 - 0.5
-        y = torch.from_numpy(yb)[:, None]
+        x = torch.from_numpy(xb).to(gen.device).permute(0, 3, 1, 2).float() / 255.0 - 0.5
+        y = torch.from_numpy(yb).to(gen.device)[:, None]
         for dim in (3, 2):
-            flip = (torch.rand(len(x), generator=gen) < 0.5)[:, None, None, None]
+            flip = (torch.rand(len(x), generator=gen, device=gen.device) < 0.5)[:, None, None, None]
             x, y = torch.where(flip, x.flip(dim), x), torch.where(flip, y.flip(dim), y)
-        if torch.rand(1, generator=gen) < 0.5:
+        if torch.rand(1, generator=gen, device=gen.device) < 0.5:
             x, y = x.transpose(2, 3), y.transpose(2, 3)
         return augment_colour(x, gen, geometry=False), y
     def loss(out, y):          # per pixel, and over a board as a whole (the Dice loss, where there is one)
