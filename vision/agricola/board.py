@@ -61,7 +61,11 @@ class BoardSearch:
     keep_grids: int = 8               # best grids verified
     min_score: float = 1.25           # the grid's edges over the inside of its spaces (vision.agricola's measure)
     min_crossings: int = 12           # fence-line crossings agreeing with the lock
-    beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board
+    beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board ...
+    min_go_on: float = 1.15           # ... where the lines crossing that side go on past it this clearly (their strength
+    #                                   in the band a pitch past over its space middles'; tuning seeds 101-102 and own
+    #                                   art: true boards 0.81-1.12 where a line showed past them, locks a space over 1.17 and up)
+    band_clear_mm: float = 6.0        # that band is looked at this far clear of its two ends (the posts)
     check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
     max_seconds: float = 1.5          # the search gives up after this much CPU time
     min_board_seen: float = 0.08      # the board model sees at least this much board inside a grid found
@@ -332,16 +336,13 @@ def outer_homography(quad: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(mm, np.float32(quad))
 
 
-def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
-    """How clearly each fence line shows, and the line a pitch past each outer one: the 8
-    vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
-    pitch around it) rectified by ``h`` (board mm -> ``image`` pixels; ``image`` a photo or the
-    :class:`vision.agricola.locate.LockImage` made of it already).
-
-    A line's strength is its path's two parallel edges (any of the prints' widths, in lightness
-    and colour, as :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
-    (a fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
-    """
+def path_pairs(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
+    """The board and a pitch around it rectified by ``h`` (board mm -> ``image`` pixels; ``image`` a
+    photo or the :class:`vision.agricola.locate.LockImage` made of it already) at
+    :attr:`BoardSearch.check_px_per_mm`, as two maps of how strongly a path runs there: two
+    parallel edges across x (a vertical line) and across y (a horizontal one), of any of the
+    prints' widths, in lightness and colour, as :func:`vision.agricola.lock_to_grid` looks for
+    them. Pixel ``(p + mm) * s`` is board millimetre ``mm``, ``p`` the pitch."""
     from vision.agricola.locate import LockImage, edge_strength, half_widths_px
     from vision.agricola.params import FIND
     from vision.quad import warp
@@ -355,12 +356,62 @@ def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[
     for d in half_widths_px(FIND.slot_widths_mm, s):
         np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
         np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
+    return pair_x, pair_y
+
+
+def _at(profile: np.ndarray, mm: float, reach_mm: float, params: BoardSearch = SEARCH) -> float:
+    """The strongest of a profile across :func:`path_pairs`' maps within ``reach_mm`` of board
+    millimetre ``mm``."""
+    s, p = params.check_px_per_mm, AGRICOLA.pitch_mm
+    px = lambda v: int(round((p + v) * s))
+    return float(profile[max(0, px(mm - reach_mm)):px(mm + reach_mm) + 1].max())
+
+
+def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH, pairs=None) -> tuple[np.ndarray, np.ndarray]:
+    """How clearly each fence line shows, and the line a pitch past each outer one: the 8
+    vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
+    pitch around it) rectified by ``h`` (:func:`path_pairs`, or its maps ``pairs``).
+
+    A line's strength is its path's two parallel edges, the median along the grid's span (a
+    fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
+    """
+    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
+    pair_x, pair_y = path_pairs(image, h, params) if pairs is None else pairs
     px = lambda mm: int(round((p + mm) * s))
     across_x = np.median(pair_x[px(g.line_y(0)):px(g.line_y(g.rows))], axis=0)
     across_y = np.median(pair_y[:, px(g.line_x(0)):px(g.line_x(g.cols))], axis=1)
-    near = lambda prof, mm: float(prof[max(0, px(mm - 2)):px(mm + 2) + 1].max())
-    return (np.array([near(across_x, g.line_x(i)) for i in range(-1, g.cols + 2)]),
-            np.array([near(across_y, g.line_y(j)) for j in range(-1, g.rows + 2)]))
+    return (np.array([_at(across_x, g.line_x(i), 2, params) for i in range(-1, g.cols + 2)]),
+            np.array([_at(across_y, g.line_y(j), 2, params) for j in range(-1, g.rows + 2)]))
+
+
+def crossings_go_on(pairs, side: str, params: BoardSearch = SEARCH) -> float:
+    """How clearly the fence lines that meet ``side`` ("left", "right", "top", "bottom") go on
+    into the band a pitch past it, on :func:`path_pairs`' maps: their strength there (the median
+    along the band, clear of its ends by :attr:`BoardSearch.band_clear_mm`, the best within
+    2 mm) over that of the band's space middles between them (the best within 5 mm; the
+    median over the lines and over the middles).
+
+    Past part of a board, the band is the next row or column of spaces: the lines crossing
+    the side go on through it as fence lines and the middles are spaces, so the ratio is
+    several. Past a whole board lies its margin and the table, where a neighbour's grid, a
+    chequered cloth or planks may well show a line parallel to the side a pitch away, but not
+    the crossing lines going on at the fence lines' places: about 1.
+    """
+    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
+    pair_x, pair_y = pairs
+    px = lambda mm: int(round((p + mm) * s))
+    c = params.band_clear_mm
+    if side in ("left", "right"):
+        a = g.line_x(0) - p if side == "left" else g.line_x(g.cols)
+        profile = np.median(pair_y[:, px(a + c):px(a + p - c)], axis=1)
+        lines = [g.line_y(j) for j in range(g.rows + 1)]
+    else:
+        a = g.line_y(0) - p if side == "top" else g.line_y(g.rows)
+        profile = np.median(pair_x[px(a + c):px(a + p - c)], axis=0)
+        lines = [g.line_x(i) for i in range(g.cols + 1)]
+    on = float(np.median([_at(profile, q, 2, params) for q in lines]))
+    off = float(np.median([_at(profile, (q + r) / 2, 5, params) for q, r in zip(lines[:-1], lines[1:])]))
+    return on / (off + 1e-3)
 
 
 def goes_on(image, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
@@ -368,13 +419,17 @@ def goes_on(image, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
 
     The line a pitch past each outer fence line is measured as the grid's own
     are (:func:`line_strengths`): past a whole board it lies on the table and
-    hardly shows; past part of a board it is a fence line like the others. ``image`` as
-    :func:`line_strengths` takes it.
+    hardly shows; past part of a board it is a fence line like the others. A line there
+    is not enough: a neighbour's farmyard, a chequered cloth or a table's planks show one
+    too. The grid goes on only where the fence lines crossing that side go on as well
+    (:func:`crossings_go_on`, :attr:`BoardSearch.min_go_on`): the next row or column of
+    spaces. ``image`` as :func:`path_pairs` takes it.
     """
-    v, hh = line_strengths(image, h, params)
+    pairs = path_pairs(image, h, params)
+    v, hh = line_strengths(image, h, params, pairs)
     own = float(np.median(np.r_[v[1:-1], hh[1:-1]])) + 1e-3
     for name, value in (("left", v[0]), ("right", v[-1]), ("top", hh[0]), ("bottom", hh[-1])):
-        if value >= params.beyond_ratio * own:
+        if value >= params.beyond_ratio * own and crossings_go_on(pairs, name, params) >= params.min_go_on:
             return name
     return None
 
