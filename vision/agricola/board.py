@@ -68,6 +68,8 @@ class BoardSearch:
     band_clear_mm: float = 6.0        # that band is looked at this far clear of its two ends (the posts)
     check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
     max_seconds: float = 1.5          # the search gives up after this much CPU time
+    near_board: float = 0.3           # with the board mask, segments are looked at first where it sees this much board ...
+    near_grow: float = 0.05           # ... that region grown by this share of the mask's longer side
     min_board_seen: float = 0.08      # the board model sees at least this much board inside a grid found
     #                                   (its mean probability there): an Avenue sheet or a Carcassonne layout
     #                                   is a grid of lines too. Tuning seeds 101-102: farmyards 0.125 and up;
@@ -434,15 +436,42 @@ def goes_on(image, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
     return None
 
 
-def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Located:
+def segments_near_board(segs: np.ndarray, mask: tuple[np.ndarray, float], k: float,
+                        params: BoardSearch = SEARCH) -> np.ndarray:
+    """Which segments (pixels of the photo shrunk by ``k``) have their middle where the board model
+    sees some board: its probability over :attr:`BoardSearch.near_board`, the region grown by
+    :attr:`BoardSearch.near_grow` of the mask's longer side (the mask often stops short of a
+    board's edges, or covers only part of it). ``mask`` is
+    :func:`vision.agricola.locate.board_mask`'s ``(prob, scale)``.
+
+    >>> prob = np.zeros((100, 100), np.float32); prob[40:60, 40:60] = 1
+    >>> segs = np.array([[90., 100, 110, 100], [10, 10, 20, 10]])
+    >>> segments_near_board(segs, (prob, 0.5), 1.0).tolist()
+    [True, False]
+    """
+    prob, km = mask
+    grow = max(1, int(round(params.near_grow * max(prob.shape))))
+    near = cv2.dilate((prob > params.near_board).astype(np.uint8), np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    mid = (0.5 * (segs[:, :2] + segs[:, 2:]) + 0.5) / k * km - 0.5
+    xi = np.clip(np.round(mid[:, 0]).astype(np.int64), 0, near.shape[1] - 1)
+    yi = np.clip(np.round(mid[:, 1]).astype(np.int64), 0, near.shape[0] - 1)
+    return near[yi, xi] > 0
+
+
+def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
+           mask: tuple[np.ndarray, float] | None = None) -> Located:
     """Find the farmyard in a BGR photo from its grid of fence lines alone.
 
     Returns the board (as :func:`vision.agricola.find_board` would) or None,
-    with one line saying what was found or not.
+    with one line saying what was found or not. With the board model's ``mask``
+    (:func:`vision.agricola.locate.board_mask`), the grid is looked for first among the
+    segments where it sees some board (:func:`segments_near_board`: a table's planks or a
+    chequered cloth hold more and longer lines than the board, and draw the grids proposed
+    onto them), then, unless that finds a sure board, among all; the board agreeing on more
+    crossings is kept. Both looks share the CPU-time cap.
     """
-    from vision.agricola.locate import LockImage, lock_any_print, rectified_score, shrink_to
+    from vision.agricola.locate import LockImage, shrink_to
     from vision.agricola.params import FIND
-    from vision.agricola.windows import board_corners_mm
 
     deadline = time.process_time() + params.max_seconds
     k = min(1.0, params.long_side / max(image.shape[:2]))
@@ -454,12 +483,37 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     shown = cv2.perspectiveTransform(segs.reshape(1, -1, 2), to_img)[0].reshape(-1, 4) if len(segs) else segs
     if len(segs) < 10:
         return Located(None, "no farmyard grid: hardly any straight edges in the photo", segments=shown)
+    looks = [segs]
+    if mask is not None:
+        near = segments_near_board(segs, mask, k, params)
+        if 10 <= near.sum() < len(segs):
+            looks = [segs[near], segs]
+    located, tried = None, []
+    for look in looks:
+        got = _grid_search(work, view, look, to_img, params, seed, deadline)
+        tried += got.tried
+        if located is None or (got.found is not None
+                               and (located.found is None or got.found.lines > located.found.lines)):
+            located = got
+        if located.found is not None and located.found.lines >= FIND.sure_crossings:
+            break
+    return Located(located.found, located.why, tried, shown)
+
+
+def _grid_search(work: np.ndarray, view, segs: np.ndarray, to_img: np.ndarray, params: BoardSearch,
+                 seed: int, deadline: float) -> Located:
+    """:func:`locate`'s search among the segments ``segs`` (pixels of ``work``, the photo shrunk;
+    ``to_img`` maps them back): vanishing points, grids, each locked and verified."""
+    from vision.agricola.locate import lock_any_print, rectified_score
+    from vision.agricola.params import FIND
+    from vision.agricola.windows import board_corners_mm
+
     vps = vanishing_points(segs, np.random.default_rng(seed), params)
     if len(vps) < 2:
-        return Located(None, "no farmyard grid: the straight edges do not run two ways", segments=shown)
+        return Located(None, "no farmyard grid: the straight edges do not run two ways")
     cands = grid_candidates(segs, vps, work.shape, params)[:params.keep_grids]
     if not cands:
-        return Located(None, "no farmyard grid: no 6 x 4 evenly spaced fence lines", segments=shown)
+        return Located(None, "no farmyard grid: no 6 x 4 evenly spaced fence lines")
     tried, best, partial, weak = [], None, 0, 0
     mm = board_corners_mm()
     for s, quad in cands:
@@ -487,11 +541,10 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
         if best.lines >= FIND.sure_crossings:
             break
     if best is not None:
-        return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}",
-                       tried, shown)
+        return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}", tried)
     timed = "; gave up after the time allowed" if len(tried) < len(cands) else ""
     return Located(None, f"no farmyard grid: {len(tried)} grids tried, {partial} only part of a board, "
-                         f"{weak} not locked onto fence lines{timed}", tried, shown)
+                         f"{weak} not locked onto fence lines{timed}", tried)
 
 
 def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH,
@@ -526,12 +579,12 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
     whole = _whole(image, found, report, params)
     if not grid:
         return whole
-    located = locate(image, params)
+    from vision.agricola.locate import board_mask
+
+    mask = report.get("mask") or board_mask(image)            # the shipped search's, where it ran
+    located = locate(image, params, mask=mask)
     seen = None
     if located.found is not None:
-        from vision.agricola.locate import board_mask
-
-        mask = report.get("mask") or board_mask(image)       # the shipped search's, where it ran
         if board_seen(mask, located.found.corners) >= params.min_board_seen:
             seen = located.found
     if seen is None:
