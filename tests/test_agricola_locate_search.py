@@ -1,11 +1,14 @@
-"""A lock onto part of a farmyard is caught, and a whole farmyard with a line a pitch past it is
-not taken for part of one (vision.agricola.board.goes_on), on a synthetic board."""
+"""Finding the farmyard by its grid of fence lines (vision.agricola.board), on a synthetic board:
+a lock onto part of a farmyard is caught, a whole farmyard with a line a pitch past it is not
+taken for part of one (goes_on), and a table's own grid of lines does not hide the board
+where the board model sees it (locate's segments near the board)."""
 
 import cv2
 import numpy as np
 import pytest
 
 from vision.agricola import board
+from vision.bench import placement_mm
 from vision.geometry import AGRICOLA as G
 
 PX = 4.0                      # pixels per board millimetre
@@ -80,3 +83,62 @@ def test_crossing_lines_go_on_only_past_part_of_a_board(striped):
     part = board.path_pairs(striped, _h(0, -G.pitch_mm))      # the grid a row up: the board's last row past it
     assert board.crossings_go_on(whole, "bottom") < board.SEARCH.min_go_on
     assert board.crossings_go_on(part, "bottom") >= 2 * board.SEARCH.min_go_on
+
+
+def _on_planks(pitch_px: int = 150) -> np.ndarray:
+    """The plain farmyard on a table of dark joints both ways every ``pitch_px`` (tiles, planks, a
+    chequered cloth): a grid of longer, stronger lines than the board's, all over the photo."""
+    img = _farmyard()
+    joints = np.zeros(SIZE, bool)
+    for at in range(0, SIZE[1], pitch_px):
+        joints[:, at:at + 8] = True
+    for at in range(0, SIZE[0], pitch_px):
+        joints[at:at + 8, :] = True
+    x0, y0 = AT.astype(int)
+    joints[y0:y0 + int(G.height_mm * PX), x0:x0 + int(G.width_mm * PX)] = False
+    img[joints] = 25
+    return img
+
+
+def _mask_of_the_board(scale: float = 1 / 8, seen: float = 0.9) -> tuple[np.ndarray, float]:
+    """A board model's mask that sees the board where it lies (its probability ``seen``)."""
+    prob = np.zeros((int(SIZE[0] * scale), int(SIZE[1] * scale)), np.float32)
+    x0, y0 = (AT * scale).astype(int)
+    prob[y0:y0 + int(G.height_mm * PX * scale), x0:x0 + int(G.width_mm * PX * scale)] = seen
+    return prob, scale
+
+
+def _board_corners() -> np.ndarray:
+    return np.float32([AT, AT + [G.width_mm * PX, 0], AT + [G.width_mm * PX, G.height_mm * PX], AT + [0, G.height_mm * PX]])
+
+
+def test_the_grid_is_looked_for_where_the_board_model_sees_the_board():
+    image, mask = _on_planks(), _mask_of_the_board()
+    # the table's joints draw the whole photo's search onto them ...
+    anywhere = board.locate(image)
+    assert anywhere.found is None or placement_mm(_board_corners(), anywhere.found.corners) > 50
+    # ... the segments near the board find it
+    located = board.locate(image, mask=mask)
+    assert located.found is not None, located.why
+    assert placement_mm(_board_corners(), located.found.corners) <= 2.0
+    assert located.found.lines >= 20
+
+
+def test_the_board_to_read_comes_from_the_segments_near_it():
+    # no lock from the board model's outlines: the board is the grid of fence lines near the board
+    found = board.confirmed(_on_planks(), None, {"mask": _mask_of_the_board()})
+    assert found is not None
+    assert placement_mm(_board_corners(), found.corners) <= 2.0
+
+
+def test_segments_far_from_the_board_are_set_aside():
+    mask = _mask_of_the_board()
+    grow = board.SEARCH.near_grow * max(mask[0].shape) / mask[1]     # photo pixels
+    x0, y0 = AT
+    segs = np.array([[x0 + 100, y0 + 100, x0 + 300, y0 + 100],             # on the board
+                     [x0 - grow / 2, y0 + 50, x0 - grow / 2, y0 + 250],    # just past its edge
+                     [x0 - 2 * grow, y0 + 50, x0 - 2 * grow, y0 + 250],    # on the table
+                     [5, 5, 205, 5]])
+    assert board.segments_near_board(segs, mask, 1.0).tolist() == [True, True, False, False]
+    # a photo looked at shrunk: the same segments, in its pixels
+    assert board.segments_near_board(segs * 0.5, mask, 0.5).tolist() == [True, True, False, False]
