@@ -142,3 +142,19 @@ def test_segments_far_from_the_board_are_set_aside():
     assert board.segments_near_board(segs, mask, 1.0).tolist() == [True, True, False, False]
     # a photo looked at shrunk: the same segments, in its pixels
     assert board.segments_near_board(segs * 0.5, mask, 0.5).tolist() == [True, True, False, False]
+
+
+@pytest.mark.parametrize("lines, searched_on", [(board.SEARCH.enough_crossings, False),
+                                                (board.SEARCH.enough_crossings - 1, True)])
+def test_a_grid_agreeing_on_enough_crossings_ends_the_search(monkeypatch, lines, searched_on):
+    # the grid of fence lines found a whole board, not sure but agreeing on enough crossings: the
+    # board model's lock is not searched on for longer (a hard photo's time)
+    from vision.agricola.locate import Found
+
+    h = _h()
+    grid_board = Found(_board_corners(), h, 3.0, lines)
+    monkeypatch.setattr(board, "locate", lambda *a, **k: board.Located(grid_board, "farmyard found"))
+    calls = []
+    found = board.confirmed(_farmyard(), None, {"mask": _mask_of_the_board()}, search_on=lambda: calls.append(1))
+    assert found is grid_board
+    assert bool(calls) == searched_on

@@ -61,6 +61,7 @@ class BoardSearch:
     keep_grids: int = 8               # best grids verified
     min_score: float = 1.25           # the grid's edges over the inside of its spaces (vision.agricola's measure)
     min_crossings: int = 12           # fence-line crossings agreeing with the lock
+    enough_crossings: int = 16        # a grid's board agreeing on this many: the longer lock is not searched for
     beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board ...
     min_go_on: float = 1.15           # ... where the lines crossing that side go on past it this clearly (their strength
     #                                   in the band a pitch past over its space middles'; tuning seeds 101-102 and own
@@ -562,7 +563,8 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
     (:attr:`vision.agricola.FindBoard.sure_crossings`); else the board that :func:`locate` finds
     from the grid of fence lines, if it is sure and agrees on more crossings; else the one of
     ``found`` (if whole), that grid's board, and the board ``search_on()`` finds (the lock searched
-    on for longer; if whole) that agrees on the most crossings, the grid's on a tie. None if none
+    on for longer; if whole; not searched where the grid's board agrees on
+    :attr:`BoardSearch.enough_crossings`) that agrees on the most crossings, the grid's on a tie. None if none
     holds a whole board. ``report`` (the shipped search's) is told what the grid search said
     (``report["grid"]``), for the one line on what was not found.
 
@@ -592,7 +594,7 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
         report["grid"] = "; ".join(filter(None, [report.get("grid"), why]))
     elif seen.lines >= FIND.sure_crossings and (whole is None or seen.lines > whole.lines):
         return seen
-    if search_on is not None:
+    if search_on is not None and (seen is None or seen.lines < params.enough_crossings):
         longer = _whole(image, search_on(), report, params)
         if longer is not None and (whole is None or longer.lines > whole.lines):
             whole = longer
