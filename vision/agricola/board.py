@@ -61,9 +61,16 @@ class BoardSearch:
     keep_grids: int = 8               # best grids verified
     min_score: float = 1.25           # the grid's edges over the inside of its spaces (vision.agricola's measure)
     min_crossings: int = 12           # fence-line crossings agreeing with the lock
-    beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board
+    enough_crossings: int = 16        # a grid's board agreeing on this many: the longer lock is not searched for
+    beyond_ratio: float = 0.65        # a line a pitch past the grid this strong (of its own lines'): part of a board ...
+    min_go_on: float = 1.15           # ... where the lines crossing that side go on past it this clearly (their strength
+    #                                   in the band a pitch past over its space middles'; tuning seeds 101-102 and own
+    #                                   art: true boards 0.81-1.12 where a line showed past them, locks a space over 1.17 and up)
+    band_clear_mm: float = 6.0        # that band is looked at this far clear of its two ends (the posts)
     check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
     max_seconds: float = 1.5          # the search gives up after this much CPU time
+    near_board: float = 0.3           # with the board mask, segments are looked at first where it sees this much board ...
+    near_grow: float = 0.05           # ... that region grown by this share of the mask's longer side
     min_board_seen: float = 0.08      # the board model sees at least this much board inside a grid found
     #                                   (its mean probability there): an Avenue sheet or a Carcassonne layout
     #                                   is a grid of lines too. Tuning seeds 101-102: farmyards 0.125 and up;
@@ -332,16 +339,13 @@ def outer_homography(quad: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(mm, np.float32(quad))
 
 
-def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
-    """How clearly each fence line shows, and the line a pitch past each outer one: the 8
-    vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
-    pitch around it) rectified by ``h`` (board mm -> ``image`` pixels; ``image`` a photo or the
-    :class:`vision.agricola.locate.LockImage` made of it already).
-
-    A line's strength is its path's two parallel edges (any of the prints' widths, in lightness
-    and colour, as :func:`vision.agricola.lock_to_grid` looks for them), the median along the grid's span
-    (a fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
-    """
+def path_pairs(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.ndarray, np.ndarray]:
+    """The board and a pitch around it rectified by ``h`` (board mm -> ``image`` pixels; ``image`` a
+    photo or the :class:`vision.agricola.locate.LockImage` made of it already) at
+    :attr:`BoardSearch.check_px_per_mm`, as two maps of how strongly a path runs there: two
+    parallel edges across x (a vertical line) and across y (a horizontal one), of any of the
+    prints' widths, in lightness and colour, as :func:`vision.agricola.lock_to_grid` looks for
+    them. Pixel ``(p + mm) * s`` is board millimetre ``mm``, ``p`` the pitch."""
     from vision.agricola.locate import LockImage, edge_strength, half_widths_px
     from vision.agricola.params import FIND
     from vision.quad import warp
@@ -355,12 +359,62 @@ def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[
     for d in half_widths_px(FIND.slot_widths_mm, s):
         np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
         np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
+    return pair_x, pair_y
+
+
+def _at(profile: np.ndarray, mm: float, reach_mm: float, params: BoardSearch = SEARCH) -> float:
+    """The strongest of a profile across :func:`path_pairs`' maps within ``reach_mm`` of board
+    millimetre ``mm``."""
+    s, p = params.check_px_per_mm, AGRICOLA.pitch_mm
+    px = lambda v: int(round((p + v) * s))
+    return float(profile[max(0, px(mm - reach_mm)):px(mm + reach_mm) + 1].max())
+
+
+def line_strengths(image, h: np.ndarray, params: BoardSearch = SEARCH, pairs=None) -> tuple[np.ndarray, np.ndarray]:
+    """How clearly each fence line shows, and the line a pitch past each outer one: the 8
+    vertical lines' (-1..6) and the 6 horizontal lines' (-1..4) strengths, on the board (and a
+    pitch around it) rectified by ``h`` (:func:`path_pairs`, or its maps ``pairs``).
+
+    A line's strength is its path's two parallel edges, the median along the grid's span (a
+    fence line runs all along; a tile's or a table's edges do not), the best within 2 mm.
+    """
+    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
+    pair_x, pair_y = path_pairs(image, h, params) if pairs is None else pairs
     px = lambda mm: int(round((p + mm) * s))
     across_x = np.median(pair_x[px(g.line_y(0)):px(g.line_y(g.rows))], axis=0)
     across_y = np.median(pair_y[:, px(g.line_x(0)):px(g.line_x(g.cols))], axis=1)
-    near = lambda prof, mm: float(prof[max(0, px(mm - 2)):px(mm + 2) + 1].max())
-    return (np.array([near(across_x, g.line_x(i)) for i in range(-1, g.cols + 2)]),
-            np.array([near(across_y, g.line_y(j)) for j in range(-1, g.rows + 2)]))
+    return (np.array([_at(across_x, g.line_x(i), 2, params) for i in range(-1, g.cols + 2)]),
+            np.array([_at(across_y, g.line_y(j), 2, params) for j in range(-1, g.rows + 2)]))
+
+
+def crossings_go_on(pairs, side: str, params: BoardSearch = SEARCH) -> float:
+    """How clearly the fence lines that meet ``side`` ("left", "right", "top", "bottom") go on
+    into the band a pitch past it, on :func:`path_pairs`' maps: their strength there (the median
+    along the band, clear of its ends by :attr:`BoardSearch.band_clear_mm`, the best within
+    2 mm) over that of the band's space middles between them (the best within 5 mm; the
+    median over the lines and over the middles).
+
+    Past part of a board, the band is the next row or column of spaces: the lines crossing
+    the side go on through it as fence lines and the middles are spaces, so the ratio is
+    several. Past a whole board lies its margin and the table, where a neighbour's grid, a
+    chequered cloth or planks may well show a line parallel to the side a pitch away, but not
+    the crossing lines going on at the fence lines' places: about 1.
+    """
+    g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
+    pair_x, pair_y = pairs
+    px = lambda mm: int(round((p + mm) * s))
+    c = params.band_clear_mm
+    if side in ("left", "right"):
+        a = g.line_x(0) - p if side == "left" else g.line_x(g.cols)
+        profile = np.median(pair_y[:, px(a + c):px(a + p - c)], axis=1)
+        lines = [g.line_y(j) for j in range(g.rows + 1)]
+    else:
+        a = g.line_y(0) - p if side == "top" else g.line_y(g.rows)
+        profile = np.median(pair_x[px(a + c):px(a + p - c)], axis=0)
+        lines = [g.line_x(i) for i in range(g.cols + 1)]
+    on = float(np.median([_at(profile, q, 2, params) for q in lines]))
+    off = float(np.median([_at(profile, (q + r) / 2, 5, params) for q, r in zip(lines[:-1], lines[1:])]))
+    return on / (off + 1e-3)
 
 
 def goes_on(image, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
@@ -368,26 +422,57 @@ def goes_on(image, h: np.ndarray, params: BoardSearch = SEARCH) -> str | None:
 
     The line a pitch past each outer fence line is measured as the grid's own
     are (:func:`line_strengths`): past a whole board it lies on the table and
-    hardly shows; past part of a board it is a fence line like the others. ``image`` as
-    :func:`line_strengths` takes it.
+    hardly shows; past part of a board it is a fence line like the others. A line there
+    is not enough: a neighbour's farmyard, a chequered cloth or a table's planks show one
+    too. The grid goes on only where the fence lines crossing that side go on as well
+    (:func:`crossings_go_on`, :attr:`BoardSearch.min_go_on`): the next row or column of
+    spaces. ``image`` as :func:`path_pairs` takes it.
     """
-    v, hh = line_strengths(image, h, params)
+    pairs = path_pairs(image, h, params)
+    v, hh = line_strengths(image, h, params, pairs)
     own = float(np.median(np.r_[v[1:-1], hh[1:-1]])) + 1e-3
     for name, value in (("left", v[0]), ("right", v[-1]), ("top", hh[0]), ("bottom", hh[-1])):
-        if value >= params.beyond_ratio * own:
+        if value >= params.beyond_ratio * own and crossings_go_on(pairs, name, params) >= params.min_go_on:
             return name
     return None
 
 
-def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Located:
+def segments_near_board(segs: np.ndarray, mask: tuple[np.ndarray, float], k: float,
+                        params: BoardSearch = SEARCH) -> np.ndarray:
+    """Which segments (pixels of the photo shrunk by ``k``) have their middle where the board model
+    sees some board: its probability over :attr:`BoardSearch.near_board`, the region grown by
+    :attr:`BoardSearch.near_grow` of the mask's longer side (the mask often stops short of a
+    board's edges, or covers only part of it). ``mask`` is
+    :func:`vision.agricola.locate.board_mask`'s ``(prob, scale)``.
+
+    >>> prob = np.zeros((100, 100), np.float32); prob[40:60, 40:60] = 1
+    >>> segs = np.array([[90., 100, 110, 100], [10, 10, 20, 10]])
+    >>> segments_near_board(segs, (prob, 0.5), 1.0).tolist()
+    [True, False]
+    """
+    prob, km = mask
+    grow = max(1, int(round(params.near_grow * max(prob.shape))))
+    near = cv2.dilate((prob > params.near_board).astype(np.uint8), np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    mid = (0.5 * (segs[:, :2] + segs[:, 2:]) + 0.5) / k * km - 0.5
+    xi = np.clip(np.round(mid[:, 0]).astype(np.int64), 0, near.shape[1] - 1)
+    yi = np.clip(np.round(mid[:, 1]).astype(np.int64), 0, near.shape[0] - 1)
+    return near[yi, xi] > 0
+
+
+def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
+           mask: tuple[np.ndarray, float] | None = None) -> Located:
     """Find the farmyard in a BGR photo from its grid of fence lines alone.
 
     Returns the board (as :func:`vision.agricola.find_board` would) or None,
-    with one line saying what was found or not.
+    with one line saying what was found or not. With the board model's ``mask``
+    (:func:`vision.agricola.locate.board_mask`), the grid is looked for first among the
+    segments where it sees some board (:func:`segments_near_board`: a table's planks or a
+    chequered cloth hold more and longer lines than the board, and draw the grids proposed
+    onto them), then, unless that finds a sure board, among all; the board agreeing on more
+    crossings is kept. Both looks share the CPU-time cap.
     """
-    from vision.agricola.locate import LockImage, lock_any_print, rectified_score, shrink_to
+    from vision.agricola.locate import LockImage, shrink_to
     from vision.agricola.params import FIND
-    from vision.agricola.windows import board_corners_mm
 
     deadline = time.process_time() + params.max_seconds
     k = min(1.0, params.long_side / max(image.shape[:2]))
@@ -399,12 +484,37 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
     shown = cv2.perspectiveTransform(segs.reshape(1, -1, 2), to_img)[0].reshape(-1, 4) if len(segs) else segs
     if len(segs) < 10:
         return Located(None, "no farmyard grid: hardly any straight edges in the photo", segments=shown)
+    looks = [segs]
+    if mask is not None:
+        near = segments_near_board(segs, mask, k, params)
+        if 10 <= near.sum() < len(segs):
+            looks = [segs[near], segs]
+    located, tried = None, []
+    for look in looks:
+        got = _grid_search(work, view, look, to_img, params, seed, deadline)
+        tried += got.tried
+        if located is None or (got.found is not None
+                               and (located.found is None or got.found.lines > located.found.lines)):
+            located = got
+        if located.found is not None and located.found.lines >= FIND.sure_crossings:
+            break
+    return Located(located.found, located.why, tried, shown)
+
+
+def _grid_search(work: np.ndarray, view, segs: np.ndarray, to_img: np.ndarray, params: BoardSearch,
+                 seed: int, deadline: float) -> Located:
+    """:func:`locate`'s search among the segments ``segs`` (pixels of ``work``, the photo shrunk;
+    ``to_img`` maps them back): vanishing points, grids, each locked and verified."""
+    from vision.agricola.locate import lock_any_print, rectified_score
+    from vision.agricola.params import FIND
+    from vision.agricola.windows import board_corners_mm
+
     vps = vanishing_points(segs, np.random.default_rng(seed), params)
     if len(vps) < 2:
-        return Located(None, "no farmyard grid: the straight edges do not run two ways", segments=shown)
+        return Located(None, "no farmyard grid: the straight edges do not run two ways")
     cands = grid_candidates(segs, vps, work.shape, params)[:params.keep_grids]
     if not cands:
-        return Located(None, "no farmyard grid: no 6 x 4 evenly spaced fence lines", segments=shown)
+        return Located(None, "no farmyard grid: no 6 x 4 evenly spaced fence lines")
     tried, best, partial, weak = [], None, 0, 0
     mm = board_corners_mm()
     for s, quad in cands:
@@ -432,11 +542,10 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0) -> Lo
         if best.lines >= FIND.sure_crossings:
             break
     if best is not None:
-        return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}",
-                       tried, shown)
+        return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}", tried)
     timed = "; gave up after the time allowed" if len(tried) < len(cands) else ""
     return Located(None, f"no farmyard grid: {len(tried)} grids tried, {partial} only part of a board, "
-                         f"{weak} not locked onto fence lines{timed}", tried, shown)
+                         f"{weak} not locked onto fence lines{timed}", tried)
 
 
 def confirm_board(image: np.ndarray, found, report: dict | None = None, params: BoardSearch = SEARCH,
@@ -454,7 +563,8 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
     (:attr:`vision.agricola.FindBoard.sure_crossings`); else the board that :func:`locate` finds
     from the grid of fence lines, if it is sure and agrees on more crossings; else the one of
     ``found`` (if whole), that grid's board, and the board ``search_on()`` finds (the lock searched
-    on for longer; if whole) that agrees on the most crossings, the grid's on a tie. None if none
+    on for longer; if whole; not searched where the grid's board agrees on
+    :attr:`BoardSearch.enough_crossings`) that agrees on the most crossings, the grid's on a tie. None if none
     holds a whole board. ``report`` (the shipped search's) is told what the grid search said
     (``report["grid"]``), for the one line on what was not found.
 
@@ -471,12 +581,12 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
     whole = _whole(image, found, report, params)
     if not grid:
         return whole
-    located = locate(image, params)
+    from vision.agricola.locate import board_mask
+
+    mask = report.get("mask") or board_mask(image)            # the shipped search's, where it ran
+    located = locate(image, params, mask=mask)
     seen = None
     if located.found is not None:
-        from vision.agricola.locate import board_mask
-
-        mask = report.get("mask") or board_mask(image)       # the shipped search's, where it ran
         if board_seen(mask, located.found.corners) >= params.min_board_seen:
             seen = located.found
     if seen is None:
@@ -484,7 +594,7 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
         report["grid"] = "; ".join(filter(None, [report.get("grid"), why]))
     elif seen.lines >= FIND.sure_crossings and (whole is None or seen.lines > whole.lines):
         return seen
-    if search_on is not None:
+    if search_on is not None and (seen is None or seen.lines < params.enough_crossings):
         longer = _whole(image, search_on(), report, params)
         if longer is not None and (whole is None or longer.lines > whole.lines):
             whole = longer
