@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
 from scoring import carcassonne as rules
-from vision.carcassonne.decode import DECODE, Decode, EMPTY, decode_layout, parse_label, twin_share
+from vision.carcassonne.decode import DECODE, Decode, EMPTY, canonical_rotation, decode_layout, parse_label, twin_share
 from vision.carcassonne.meeples import MEEPLES, MeepleFinding, MeepleJudge, SeenMeeple, across_seams, find_meeples
 from vision.carcassonne.regions import REGIONS, Regions, feature_at
 
@@ -33,6 +33,47 @@ class Assembled:
     as_decoded: tuple | None = None  # (layout, confidences) of the tiles as decoded, before the misfits were
     #                                  dropped (:attr:`Decode.misfit_edges`; None: none were): whether the photo
     #                                  shows a layout at all is judged on this (dropping them hides doubt)
+    cues: dict = field(default_factory=dict)  # element name -> {cue: value}: what the flags are decided on
+
+
+@dataclass(frozen=True)
+class Review:
+    """Which elements of a layout read are flagged for review (:func:`review_flags`), from the cues
+    :func:`tile_cues` and :func:`meeple_cues` give. Always flagged: a tile the layout changed from the tile
+    model's best guess, whose edges do not fit a neighbour's, or that the scoring core's validation names;
+    a meeple it names; and a square off the layout that the tile model reads as a tile (dropped from the
+    layout: an island, or a misfit). Besides: the thresholds below.
+
+    Chosen (a sweep of every threshold, each flag rule measured as ``bench`` measures it) on our own art
+    (200 photos of seed 1) and the proxy's tuning seeds 101 / 102 (30 photos each), uncalibrated: the most
+    wrong elements caught while at most ~15% of the photos read exactly carry a flag. Before (one threshold,
+    0.9, on every element's confidence): own art 33% caught, 61% of exact photos flagged; proxy 61 / 57%
+    caught. After: 36%, 14%; 84 / 90%. (Most wrong elements left on our own art are meeples missed with
+    no peak of the meeple map near them: no cue tells of them.)"""
+
+    tile_below: float = 0.8         # a tile whose placement (equivalent rotations added up) the tile model gives less
+    twin_above: float = 0.2         # a pennant tile whose twin has more than this share of the pair's probability
+    let_go_above: float = 0.3       # a square where a peak of the meeple map was let go that was this likely a meeple
+    #                                 (uncalibrated: its peak; under an exemplar calibration: :class:`MeepleJudge`'s
+    #                                 probability), clear of every meeple kept: a meeple may be missed there
+    empty_below: float = 0.9        # a square beside the layout, or beside a tile off it, that the tile model calls
+    #                                 empty less surely than this
+    meeple_below: float = 0.2       # a meeple kept with less confidence
+    pose_within: float = 0.2        # a meeple whose pose decides its feature (:func:`feature_at`), this near the pose's
+    #                                 threshold (:attr:`MeepleFinding.lying_from`)
+    none_above: float = 0.3         # a meeple that the meeple model gives this much "no meeple"
+    foot_moved: bool = True         # a meeple on another feature (or square) where the meeple map saw it than where
+    #                                 the meeple model found its foot
+
+
+REVIEW = Review()
+#: Flagging a layout read with an exemplar calibration: a kept meeple's confidence is then the judge's probability
+#: (:class:`MeepleJudge`), sharper than the map's peak. Chosen likewise on the proxy's tuning seeds 101 / 102 and
+#: our own art (100 photos of seed 1), calibrated with ``samples/carcassonne-calibration-proxy.jpg``; only 13 of
+#: those 158 photos are read exactly, so a flag on every exact photo could not be avoided without missing most
+#: wrong elements. Before (0.9 on every confidence): 64 / 66% of the proxy's wrong elements caught, every exact photo
+#: flagged, 10 flags a photo; after: 79 / 72%, 11 of 13 exact photos, 6.6 flags a photo.
+CALIBRATED_REVIEW = Review(tile_below=0.5, twin_above=0.1, meeple_below=0.9)
 
 
 def _components(squares: set) -> list[set]:
@@ -59,7 +100,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                     poses: Callable | None = None, unlike_art: Callable | None = None,
                     new_to_art: Callable | None = None, regions: Regions | None = None,
                     solid: Callable | None = None, colours: Callable | None = None,
-                    shapes: Callable | None = None) -> Assembled:
+                    shapes: Callable | None = None, review: Review = REVIEW) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -81,6 +122,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     where given, says which feature a meeple stands on. ``colours`` (lattice points -> each piece's colour
     from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) and ``shapes`` (its outline's,
     :func:`vision.carcassonne.meeples.piece_shapes`) are asked by the judge.
+    The elements to review are flagged by ``review`` (:func:`review_flags`).
     Squares are renumbered so that the layout's top-left square is (0, 0).
     """
     empty = labels.index(EMPTY)
@@ -110,22 +152,25 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     # the empty squares around the layout: a tile missed would be one of them
     for sq, (p, *_) in cells.items():
         if sq not in main and any(rules.neighbour(sq, e) in main for e in rules.EDGES):
-            confidences[name(sq)] = float(p[empty])
-            best = [i for i in np.argsort(-p) if i != empty][0]
-            alternatives[name(sq)] = [(None, float(p[empty])), (labels[best], float(p[best]))]
+            confidences[name(sq)], alternatives[name(sq)] = _as_empty(p, labels)
     meeples, mconf = [], []
     judge = meeple_params.judge
+    notes: dict = {}
     if judge is not None and None not in (poses, unlike_art, new_to_art, solid):
         seen_all = _judged_meeples(cells, main, decoded.tiles, judge, poses, unlike_art, new_to_art, solid, colours,
-                                   shapes)
+                                   shapes, notes=notes)
     else:
-        seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art, solid)
-    for seen in seen_all:
+        seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art, solid, notes=notes)
+    cues = tile_cues(cells, main, labels, cands, decoded, notes.get("missed", ()), name)
+    for i, seen in enumerate(seen_all):
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
-        feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from,
-                             g=regions if regions is not None else REGIONS)
+        g = regions if regions is not None else REGIONS
+        feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from, g=g)
         meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
         mconf.append(seen.confidence)
+        kept = notes["kept"][i]
+        cues[f"meeple:{i}"] = {"conf": seen.confidence, "none": kept["none"],
+                               **meeple_cues(seen, kept["seen_at"], tile, rotation, feature, meeple_params.lying_from, g)}
         if feature.startswith("city") and twin_share(cands[seen.square], tile) > meeple_params.pennant_doubt:
             # the meeple may stand on the pennant: the tile is asked about, not taken on trust
             confidences[name(seen.square)] = min(confidences[name(seen.square)], meeple_params.hidden_pennant)
@@ -141,9 +186,102 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                                           rules.validate(decoded_layout)))
     findings = rules.validate(layout)
     confidences = _doubted(confidences, findings)
-    flags = sorted((n for n, c in confidences.items() if c < decode.flag_below or n in changed),
-                   key=lambda n: (n not in changed, confidences[n]))
-    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole)
+    for f in findings:
+        for element in f.elements:
+            if element in cues:
+                cues[element]["doubted"] = cues[element].get("doubted", 0.0) + 1
+    flags = review_flags(cues, review)
+    off = {name(sq): sq for sq in cells if sq not in main}
+    for n in flags:                 # a tile off the layout: read as none there, as on the empty squares beside it
+        if n not in confidences:
+            confidences[n], alternatives[n] = _as_empty(cells[off[n]][0], labels)
+    flags.sort(key=lambda n: (n not in changed, confidences[n]))
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole, cues)
+
+
+def _as_empty(p: np.ndarray, labels: list[str]) -> tuple[float, list]:
+    """A square read as no tile: its confidence (the tile model's probability of empty) and alternatives."""
+    empty = labels.index(EMPTY)
+    best = [i for i in np.argsort(-p) if i != empty][0]
+    return float(p[empty]), [(None, float(p[empty])), (labels[best], float(p[best]))]
+
+
+def review_flags(cues: dict, review: Review = REVIEW) -> list[str]:
+    """The elements to review (unordered), from each element's cues (:func:`tile_cues`, :func:`meeple_cues`;
+    ``doubted``: how many of the scoring core's findings name it) by the rules of ``review``.
+
+    >>> sorted(review_flags({"tile:0,0": {"p": 0.99, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0},
+    ...                      "tile:1,0": {"p": 0.6, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0},
+    ...                      "tile:2,0": {"hole": 1.0, "island": 0.0, "empty": 0.99, "missed": 0.0}}))
+    ['tile:1,0']
+    """
+    return [n for n, c in cues.items() if (_meeple_doubt(c, review) if n.startswith("meeple:") else
+                                           _square_doubt(c, review))]
+
+
+def _square_doubt(c: dict, review: Review) -> bool:
+    """Whether a square's cues (:func:`tile_cues`) ask for a review of it."""
+    if c.get("doubted", 0) or c.get("missed", 0.0) > review.let_go_above:
+        return True
+    if c.get("hole"):
+        return bool(c["island"]) or c["empty"] < review.empty_below
+    return bool(c["changed"] or c["misfits"]) or c["p"] < review.tile_below or c["twin"] > review.twin_above
+
+
+def _meeple_doubt(c: dict, review: Review) -> bool:
+    """Whether a meeple's cues (:func:`meeple_cues`, its confidence ``conf``, ``none``, ``foot_moved``) ask for
+    a review of it."""
+    return bool(c.get("doubted", 0) or c["conf"] < review.meeple_below or c["none"] > review.none_above
+                or (review.foot_moved and c["foot_moved"])
+                or (c["pose_matters"] and c["pose_margin"] < review.pose_within))
+
+
+def tile_cues(cells: dict, main: set, labels: list[str], cands: dict, decoded, missed, name: Callable) -> dict:
+    """What the flags weigh (element name -> {cue: value}) for each square of the layout ``main``: the tile
+    model's probability of the placement chosen (``p``; equivalent rotations added up), the pennant twin's
+    share (``twin``), whether the layout changed the best guess (``changed``), how many touching neighbours'
+    edges do not fit (``misfits``); and for each square off it that the tile model reads as a tile or that
+    touches one (``hole``): its probability of empty (``empty``), whether it is read as a tile (``island``:
+    dropped from the layout). On both, how likely the likeliest meeple let go there was (``missed``: from
+    ``missed``, ``(square, {"peak": p, "likely": q})``, "likely" where the judge weighed it)."""
+    catalogue = rules.load_catalogue()
+    empty = labels.index(EMPTY)
+    let_go: dict = {}
+    for sq, c in missed:
+        let_go[sq] = max(let_go.get(sq, 0.0), c.get("likely", c["peak"]))
+    key = lambda c: (c[0], canonical_rotation(*c))
+    out = {}
+    for sq in main:
+        chosen = decoded.tiles[sq]
+        out[name(sq)] = {"p": sum(p for c, p in cands[sq] if c is not None and key(c) == key(chosen)),
+                         "twin": twin_share(cands[sq], chosen[0]), "changed": float(sq in decoded.changed),
+                         "misfits": float(_misfits(sq, main, decoded.tiles, catalogue)), "missed": let_go.get(sq, 0.0)}
+    tiled = {sq for sq, (p, *_) in cells.items() if p[empty] < 0.5}
+    for sq, (p, *_) in cells.items():
+        if sq not in main and (sq in tiled or any(rules.neighbour(sq, e) in main | tiled for e in rules.EDGES)):
+            out[name(sq)] = {"hole": 1.0, "empty": float(p[empty]), "island": float(sq in tiled),
+                             "missed": let_go.get(sq, 0.0)}
+    return out
+
+
+def _feature_moved(at, seen: SeenMeeple, tile: str, rotation: int, feature: str, lying: bool, g: Regions) -> bool:
+    """Whether the meeple's feature differs where the meeple map saw it (``at``, lattice units) from where
+    its foot was found (``seen``): off its square there, or on another feature."""
+    u, v = at[0] - seen.square[0], at[1] - seen.square[1]
+    return not (0 <= u < 1 and 0 <= v < 1) or feature_at(tile, rotation, u, v, lying, g=g) != feature
+
+
+def meeple_cues(seen: SeenMeeple, at, tile: str, rotation: int, feature: str, lying_from: float,
+                g: Regions = REGIONS) -> dict:
+    """What the flags weigh for a meeple seen on ``tile`` (put on ``feature``; the meeple map saw it at ``at``,
+    lattice units) besides its confidence: whether its feature is another where the map saw it
+    (``foot_moved``), whether its pose decides its feature (``pose_matters``), and how near its pose is to
+    :attr:`MeepleFinding.lying_from` (``pose_margin``)."""
+    lying = seen.lying > lying_from
+    matters = (feature_at(tile, rotation, seen.u, seen.v, True, g=g)
+               != feature_at(tile, rotation, seen.u, seen.v, False, g=g))
+    return {"foot_moved": float(_feature_moved(at, seen, tile, rotation, feature, lying, g)),
+            "pose_matters": float(matters), "pose_margin": abs(seen.lying - lying_from)}
 
 
 def _doubted(confidences: dict, findings) -> dict:
@@ -202,19 +340,24 @@ def posed(m: SeenMeeple, pose: np.ndarray, foot: np.ndarray, tiles: dict) -> See
 
 
 def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFinding, poses: Callable | None,
-                  unlike_art: Callable | None, solid: Callable | None = None) -> list[SeenMeeple]:
+                  unlike_art: Callable | None, solid: Callable | None = None,
+                  notes: dict | None = None) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` (decoded as ``tiles``) by the thresholds of
     ``meeple_params``: the meeple map's peaks, those on the user's own art dropped (``unlike_art``),
     each looked at closer (``poses``: dropped where surely none, its pose and foot), and those the map
-    is not sure of dropped where no solid piece stands (``solid``)."""
+    is not sure of dropped where no solid piece stands (``solid``). ``notes``, where given, is told of each
+    meeple kept (``"kept"``, in their order: where the map saw it, how sure the meeple model is that it is
+    none) and each peak let go clear of them (``"missed"``): the flags' cues (:func:`tile_cues`)."""
     lowest = min(meeple_params.min_peak, meeple_params.faint_peak) if poses is not None else meeple_params.min_peak
     peaks = map_peaks(cells, main, replace(meeple_params, min_peak=lowest))
+    all_peaks = list(peaks)
     if unlike_art is not None and meeple_params.unlike_art > 0 and peaks:
         # a meeple hides the art: what looks like one but is the tile's own art is not one
         ratio = unlike_art([m.square for m in peaks], [tiles[m.square] for m in peaks],
                            np.array([(m.u, m.v) for m in peaks]))
         peaks = [m for m, r in zip(peaks, ratio) if r >= meeple_params.unlike_art]
     seen_all = across_seams([m for m in peaks if m.peak >= meeple_params.min_peak], meeple_params)
+    kept_notes = [{"none": 0.0, "seen_at": m.at} for m in seen_all]
     if poses is not None:
         # the closer look at each meeple seen, and at the peaks too faint for the map alone that
         # are clear of every meeple it found (the first ``sure`` candidates are the map's own)
@@ -229,7 +372,13 @@ def _seen_meeples(cells: dict, main: set, tiles: dict, meeple_params: MeepleFind
             if p[0] >= (meeple_params.not_a_meeple if i < sure else meeple_params.faint_not_a_meeple):
                 continue
             kept.append((m, p, f))
-        seen_all = [posed(m, p, f, tiles) for m, p, f in solid_pieces(kept, meeple_params, solid, sorted(main))]
+        solid_ones = solid_pieces(kept, meeple_params, solid, sorted(main))
+        seen_all = [posed(m, p, f, tiles) for m, p, f in solid_ones]
+        kept_notes = [{"none": float(p[0]), "seen_at": m.at} for m, p, _ in solid_ones]
+    if notes is not None:
+        notes["kept"] = kept_notes
+        notes["missed"] = [(m.square, {"peak": m.peak}) for m in all_peaks
+                           if not any(math.dist(m.at, k.at) <= meeple_params.faint_clear for k in seen_all)]
     return seen_all
 
 
@@ -266,7 +415,8 @@ def painted_art(squares, params: MeepleFinding, solid: Callable) -> bool:
 
 def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, poses: Callable,
                     unlike_art: Callable, new_to_art: Callable, solid: Callable,
-                    colours: Callable | None = None, shapes: Callable | None = None) -> list[SeenMeeple]:
+                    colours: Callable | None = None, shapes: Callable | None = None,
+                    notes: dict | None = None) -> list[SeenMeeple]:
     """The meeples on the layout's squares ``main`` on the user's own art: every peak of the meeple
     map down to :attr:`MeepleJudge.lowest_peak` weighed by all its cues at once (:class:`MeepleJudge`:
     the peak, ``unlike_art``, the meeple model's belief, ``new_to_art``, ``solid``); the likely ones
@@ -277,7 +427,8 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
     given, names each peak's colour where the pixels are plain (:attr:`MeepleJudge.pixel_colour`), and two
     likely peaks within ``apart`` whose pixels name two colours are two meeples side by side
     (:attr:`MeepleJudge.pairs`). ``shapes`` (lattice points -> ``(N, 2)``: the piece's outline there,
-    :func:`vision.carcassonne.meeples.piece_shapes`), where given, tells its pose too (:meth:`MeepleJudge.lying`)."""
+    :func:`vision.carcassonne.meeples.piece_shapes`), where given, tells its pose too (:meth:`MeepleJudge.lying`).
+    ``notes``, where given, is told as :func:`_seen_meeples` tells it."""
     peaks = map_peaks(cells, main, replace(MEEPLES, min_peak=judge.lowest_peak))
     if not peaks:
         return []
@@ -301,12 +452,18 @@ def _judged_meeples(cells: dict, main: set, tiles: dict, judge: MeepleJudge, pos
             kept.append((m, n))
         elif len(near) == 1 and kept[near[0]][0].colour == judge.shade != m.colour and not plain[kept[near[0]][1]]:
             kept[near[0]] = (m, n)          # one meeple, seen black on its shaded side: its colour is this one's
-    out = []                                # (where its own pixels do not tell)
+    out, kept_notes = [], []                # (where its own pixels do not tell)
     for m, n in sorted(kept, key=lambda t: t[1]):           # in the map's order
+        kept_notes.append({"none": float(pose[n][0]), "seen_at": m.at})
         m = replace(m, colour=plain[n] or m.colour)
         seen = posed(m, pose[n], foot[n], tiles)            # (``m.lying``: the map's; ``seen.lying``: the model's)
         lying = judge.map_pose * m.lying + (1 - judge.map_pose) * seen.lying
         if shapes is not None and judge.shape_pose:
             lying = judge.lying(lying, shapes(np.array([m.at]))[0])
         out.append(replace(seen, lying=lying, confidence=float(likely[n])))
+    if notes is not None:
+        notes["kept"] = kept_notes
+        near = lambda n: any(math.dist(peaks[n].at, k.at) <= judge.apart for k, _ in kept)
+        notes["missed"] = [(peaks[n].square, {"peak": peaks[n].peak, "likely": float(likely[n])})
+                           for n in range(len(peaks)) if not near(n)]
     return out

@@ -27,7 +27,6 @@ class Decode:
     edge_penalty: float = 9.0       # a touching edge that does not match costs this (in nats)
     count_penalty: float = 9.0      # each tile of a type beyond the box's count costs this
     max_passes: int = 200           # repair moves at most
-    flag_below: float = 0.90        # a tile or meeple read with less confidence is flagged
     misfit_edges: int = 0           # a square whose tile, decoded, disagrees with this many of its touching
     #                                 neighbours' edges or more is no tile (0: never asked). Under a calibration
     #                                 (:data:`CALIBRATED_DECODE`) tile presence takes the table in a hole for a

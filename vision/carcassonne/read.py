@@ -35,7 +35,8 @@ adapts the tile model to a user's own set from one photo of the 24 types
 laid out in :data:`CALIBRATION_ROWS`.
 
 Every parameter is in one of the frozen dataclasses of its stage (``Decode``,
-``Regions``, ``Lattice``, ``Cut``, ``MeepleFinding``, ``Calibrate``).
+``Regions``, ``Lattice``, ``Cut``, ``MeepleFinding``, ``Calibrate``; what is flagged for
+review: ``Review``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from scoring import carcassonne as rules
-from vision.carcassonne.assemble import Assembled, assemble_layout
+from vision.carcassonne.assemble import CALIBRATED_REVIEW, REVIEW, Assembled, assemble_layout
 from vision.carcassonne.calibration import (CALIBRATED_TILES, art_regions, calibration_sha256, load_calibration,
                                            new_to_art, unlike_exemplar)
 from vision.carcassonne.classify import (MEEPLE_CUT, MeepleModel, TileModel, _present, choose_lattice, cut_meeples,
@@ -309,6 +310,7 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
                                 decode=CALIBRATED_DECODE if mine else DECODE,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
+                                review=CALIBRATED_REVIEW if mine else REVIEW,
                                 unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
                                 regions=art_regions(calib) if mine and READ.art_regions else None,
                                 solid=lambda at: flat_patches(image, fit.cell_to_image, at),
