@@ -103,10 +103,35 @@ def test_flags_never_change_the_reading():
     assert c.flags == [] and set(b.flags) >= {"tile:0,0", "tile:1,0", "meeple:0", "meeple:1"}
 
 
-def test_review_flags_a_meeple_whose_pose_or_foot_decides_its_feature():
+def test_review_flags_a_meeple_whose_pose_or_foot_decides_its_feature_and_says_why():
     sure = {"conf": 0.95, "none": 0.0, "foot_moved": 0.0, "pose_matters": 1.0, "pose_margin": 0.45}
-    assert assemble.review_flags({"meeple:0": sure}) == []
-    assert assemble.review_flags({"meeple:0": dict(sure, pose_margin=0.05)}) == ["meeple:0"]
-    assert assemble.review_flags({"meeple:0": dict(sure, pose_margin=0.05, pose_matters=0.0)}) == []
-    assert assemble.review_flags({"meeple:0": dict(sure, foot_moved=1.0)}) == ["meeple:0"]
-    assert assemble.review_flags({"meeple:0": dict(sure, none=0.5)}) == ["meeple:0"]
+    assert assemble.review_flags({"meeple:0": sure}) == {}
+    assert assemble.review_flags({"meeple:0": dict(sure, pose_margin=0.05)}) == {
+        "meeple:0": "standing or lying decides its feature"}
+    assert assemble.review_flags({"meeple:0": dict(sure, pose_margin=0.05, pose_matters=0.0)}) == {}
+    assert assemble.review_flags({"meeple:0": dict(sure, foot_moved=1.0)}) == {
+        "meeple:0": "unsure which feature it stands on"}
+    assert assemble.review_flags({"meeple:0": dict(sure, none=0.5)}) == {"meeple:0": "may be no meeple"}
+
+
+def test_each_flag_says_why_and_the_reading_carries_it_to_the_text_and_json():
+    """A reviewer is told why a square is flagged: a meeple let go there, a tile off the layout, a pennant in
+    doubt; the reading carries the reasons into ``scorelens read``'s text and the JSON form."""
+    from scoring import carcassonne as rules
+    from vision.read import render_reading
+    from vision.reading import Reading
+
+    tile = {"p": 0.99, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0}
+    why = assemble.review_flags({"tile:0,0": dict(tile, missed=0.8), "tile:1,0": dict(tile, twin=0.4),
+                                 "tile:2,0": {"hole": 1.0, "island": 1.0, "empty": 0.1, "missed": 0.0},
+                                 "tile:3,0": dict(tile, changed=1.0)})
+    assert why == {"tile:0,0": "a meeple may be missed here", "tile:1,0": "pennant or not?",
+                   "tile:2,0": "read as a tile that does not join the layout", "tile:3,0": "changed to fit its neighbours"}
+    cells = cloisters(x0y0=square("B:0", 0.6), x1y0=square("B:0"))
+    a = assemble.assemble_layout(cells, LABELS)
+    assert a.flags == ["tile:0,0"] and a.why == {"tile:0,0": "unsure which tile"}
+    reading = Reading("carcassonne", "p.jpg", a.layout, a.confidences, a.flags, a.findings,
+                      rules.score(a.layout), np.zeros((4, 2), np.float32), None, alternatives=a.alternatives, why=a.why)
+    line = [row for row in render_reading(reading).splitlines() if row.strip().startswith("tile:0,0")]
+    assert len(line) == 1 and line[0].endswith(": unsure which tile")
+    assert reading.to_dict()["why"] == {"tile:0,0": "unsure which tile"}

@@ -530,7 +530,8 @@ def render_reading(reading: Reading) -> str:
             alts = reading.alternatives.get(name, [])
             alts = alts[:1] + [(v, p) for v, p in alts[1:4] if p >= 0.005]     # the readings worth a look
             other = ", ".join(f"{_value_text(v, name)} {p:.2f}" for v, p in alts)
-            out.append(f"  {name:<14} confidence {reading.confidences[name]:.2f}" + (f"  (read {other})" if other else ""))
+            out.append(f"  {name:<14} confidence {reading.confidences[name]:.2f}" + (f"  (read {other})" if other else "")
+                       + (f": {reading.why[name]}" if name in reading.why else ""))
     return "\n".join(out)
 
 

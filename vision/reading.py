@@ -72,6 +72,8 @@ class Reading:
     detection: dict = field(default_factory=dict)   # the game detected: the cue, the games tried
     models: dict[str, str] = field(default_factory=dict)   # model name -> SHA-256 of the file that read it
     adapted: list[str] = field(default_factory=list)       # the models adapted to this set (learn, calibrate)
+    why: dict[str, str] = field(default_factory=dict)      # flagged element -> why, in a few words, where the
+    #                                                        reader says (Carcassonne); else its confidence is why
     # what the reader made of the photo while searching it (its own object, never in the JSON form):
     # the search for one more board, this one covered, starts from it (Covered; vision.read.read_boards)
     search: Any = field(default=None, repr=False, compare=False)
@@ -94,6 +96,7 @@ class Reading:
             "detection": dict(self.detection),
             "models": dict(self.models),
             "adapted": list(self.adapted),
+            "why": dict(self.why),
         }
 
 

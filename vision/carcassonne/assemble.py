@@ -34,6 +34,7 @@ class Assembled:
     #                                  dropped (:attr:`Decode.misfit_edges`; None: none were): whether the photo
     #                                  shows a layout at all is judged on this (dropping them hides doubt)
     cues: dict = field(default_factory=dict)  # element name -> {cue: value}: what the flags are decided on
+    why: dict = field(default_factory=dict)   # flagged element -> why, in a few words (:func:`review_flags`)
 
 
 @dataclass(frozen=True)
@@ -190,13 +191,14 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         for element in f.elements:
             if element in cues:
                 cues[element]["doubted"] = cues[element].get("doubted", 0.0) + 1
-    flags = review_flags(cues, review)
+    why = review_flags(cues, review)
+    flags = list(why)
     off = {name(sq): sq for sq in cells if sq not in main}
     for n in flags:                 # a tile off the layout: read as none there, as on the empty squares beside it
         if n not in confidences:
             confidences[n], alternatives[n] = _as_empty(cells[off[n]][0], labels)
     flags.sort(key=lambda n: (n not in changed, confidences[n]))
-    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole, cues)
+    return Assembled(layout, confidences, flags, findings, alternatives, (x0, y0), changed, whole, cues, why)
 
 
 def _as_empty(p: np.ndarray, labels: list[str]) -> tuple[float, list]:
@@ -206,34 +208,54 @@ def _as_empty(p: np.ndarray, labels: list[str]) -> tuple[float, list]:
     return float(p[empty]), [(None, float(p[empty])), (labels[best], float(p[best]))]
 
 
-def review_flags(cues: dict, review: Review = REVIEW) -> list[str]:
-    """The elements to review (unordered), from each element's cues (:func:`tile_cues`, :func:`meeple_cues`;
-    ``doubted``: how many of the scoring core's findings name it) by the rules of ``review``.
+def review_flags(cues: dict, review: Review = REVIEW) -> dict[str, str]:
+    """The elements to review (unordered), each with why, in a few words for the reviewer, from each
+    element's cues (:func:`tile_cues`, :func:`meeple_cues`; ``doubted``: how many of the scoring core's
+    findings name it) by the rules of ``review``.
 
-    >>> sorted(review_flags({"tile:0,0": {"p": 0.99, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0},
-    ...                      "tile:1,0": {"p": 0.6, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0},
-    ...                      "tile:2,0": {"hole": 1.0, "island": 0.0, "empty": 0.99, "missed": 0.0}}))
-    ['tile:1,0']
+    >>> review_flags({"tile:0,0": {"p": 0.99, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0},
+    ...               "tile:1,0": {"p": 0.6, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0},
+    ...               "tile:2,0": {"hole": 1.0, "island": 0.0, "empty": 0.99, "missed": 0.0}})
+    {'tile:1,0': 'unsure which tile'}
     """
-    return [n for n, c in cues.items() if (_meeple_doubt(c, review) if n.startswith("meeple:") else
-                                           _square_doubt(c, review))]
+    why = {n: (_meeple_doubt(c, review) if n.startswith("meeple:") else _square_doubt(c, review))
+           for n, c in cues.items()}
+    return {n: w for n, w in why.items() if w}
 
 
-def _square_doubt(c: dict, review: Review) -> bool:
-    """Whether a square's cues (:func:`tile_cues`) ask for a review of it."""
-    if c.get("doubted", 0) or c.get("missed", 0.0) > review.let_go_above:
-        return True
+def _square_doubt(c: dict, review: Review) -> str | None:
+    """Why a square's cues (:func:`tile_cues`) ask for a review of it, or None."""
+    if c.get("doubted", 0):
+        return "named by a scoring warning"
+    if c.get("missed", 0.0) > review.let_go_above:
+        return "a meeple may be missed here"
     if c.get("hole"):
-        return bool(c["island"]) or c["empty"] < review.empty_below
-    return bool(c["changed"] or c["misfits"]) or c["p"] < review.tile_below or c["twin"] > review.twin_above
+        if c["island"]:
+            return "read as a tile that does not join the layout"
+        return "a tile may be missed here" if c["empty"] < review.empty_below else None
+    if c["changed"]:
+        return "changed to fit its neighbours"
+    if c["misfits"]:
+        return "its edges do not fit a neighbour's"
+    if c["p"] < review.tile_below:
+        return "unsure which tile"
+    return "pennant or not?" if c["twin"] > review.twin_above else None
 
 
-def _meeple_doubt(c: dict, review: Review) -> bool:
-    """Whether a meeple's cues (:func:`meeple_cues`, its confidence ``conf``, ``none``, ``foot_moved``) ask for
-    a review of it."""
-    return bool(c.get("doubted", 0) or c["conf"] < review.meeple_below or c["none"] > review.none_above
-                or (review.foot_moved and c["foot_moved"])
-                or (c["pose_matters"] and c["pose_margin"] < review.pose_within))
+def _meeple_doubt(c: dict, review: Review) -> str | None:
+    """Why a meeple's cues (:func:`meeple_cues`, its confidence ``conf``, ``none``, ``foot_moved``) ask for a
+    review of it, or None."""
+    if c.get("doubted", 0):
+        return "named by a scoring warning"
+    if c["none"] > review.none_above:
+        return "may be no meeple"
+    if c["conf"] < review.meeple_below:
+        return "unsure of this meeple"
+    if review.foot_moved and c["foot_moved"]:
+        return "unsure which feature it stands on"
+    if c["pose_matters"] and c["pose_margin"] < review.pose_within:
+        return "standing or lying decides its feature"
+    return None
 
 
 def tile_cues(cells: dict, main: set, labels: list[str], cands: dict, decoded, missed, name: Callable) -> dict:

@@ -327,7 +327,8 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     clock.lap("score")
     corners, rectified = _frame_and_picture(image, fit, assembled)
     reading = Reading("carcassonne", source, assembled.layout, assembled.confidences, assembled.flags,
-                      assembled.findings, card, corners, rectified, alternatives=assembled.alternatives)
+                      assembled.findings, card, corners, rectified, alternatives=assembled.alternatives,
+                      why=dict(assembled.why))
     if calib is not None:               # the calibration it was read with, as a model adapted to this set
         reading.models[CALIBRATED_TILES] = calibration_sha256(calibration)
         reading.adapted.append(CALIBRATED_TILES)
