@@ -122,10 +122,10 @@ def test_each_flag_says_why_and_the_reading_carries_it_to_the_text_and_json():
     from vision.reading import Reading
 
     tile = {"p": 0.99, "twin": 0.0, "missed": 0.0, "changed": 0.0, "misfits": 0.0}
-    why = assemble.review_flags({"tile:0,0": dict(tile, missed=0.8), "tile:1,0": dict(tile, twin=0.4),
+    why = assemble.review_flags({"tile:0,0": dict(tile, missed=0.8, p=0.5), "tile:1,0": dict(tile, twin=0.4),
                                  "tile:2,0": {"hole": 1.0, "island": 1.0, "empty": 0.1, "missed": 0.0},
                                  "tile:3,0": dict(tile, changed=1.0)})
-    assert why == {"tile:0,0": "a meeple may be missed here", "tile:1,0": "pennant or not?",
+    assert why == {"tile:0,0": "unsure which tile; a meeple may be missed here", "tile:1,0": "pennant or not?",
                    "tile:2,0": "read as a tile that does not join the layout", "tile:3,0": "changed to fit its neighbours"}
     cells = cloisters(x0y0=square("B:0", 0.6), x1y0=square("B:0"))
     a = assemble.assemble_layout(cells, LABELS)

@@ -224,38 +224,30 @@ def review_flags(cues: dict, review: Review = REVIEW) -> dict[str, str]:
 
 
 def _square_doubt(c: dict, review: Review) -> str | None:
-    """Why a square's cues (:func:`tile_cues`) ask for a review of it, or None."""
-    if c.get("doubted", 0):
-        return "named by a scoring warning"
-    if c.get("missed", 0.0) > review.let_go_above:
-        return "a meeple may be missed here"
+    """Why a square's cues (:func:`tile_cues`) ask for a review of it (every reason, the tile's first), or None."""
     if c.get("hole"):
-        if c["island"]:
-            return "read as a tile that does not join the layout"
-        return "a tile may be missed here" if c["empty"] < review.empty_below else None
-    if c["changed"]:
-        return "changed to fit its neighbours"
-    if c["misfits"]:
-        return "its edges do not fit a neighbour's"
-    if c["p"] < review.tile_below:
-        return "unsure which tile"
-    return "pennant or not?" if c["twin"] > review.twin_above else None
+        why = ["read as a tile that does not join the layout" if c["island"] else
+               "a tile may be missed here" if c["empty"] < review.empty_below else None]
+    else:
+        why = ["changed to fit its neighbours" if c["changed"] else None,
+               "its edges do not fit a neighbour's" if c["misfits"] else None,
+               "unsure which tile" if c["p"] < review.tile_below else None,
+               "pennant or not?" if c["twin"] > review.twin_above else None]
+    why = ["named by a scoring warning" if c.get("doubted", 0) else None, *why,
+           "a meeple may be missed here" if c.get("missed", 0.0) > review.let_go_above else None]
+    return "; ".join(w for w in why if w) or None
 
 
 def _meeple_doubt(c: dict, review: Review) -> str | None:
     """Why a meeple's cues (:func:`meeple_cues`, its confidence ``conf``, ``none``, ``foot_moved``) ask for a
-    review of it, or None."""
-    if c.get("doubted", 0):
-        return "named by a scoring warning"
-    if c["none"] > review.none_above:
-        return "may be no meeple"
-    if c["conf"] < review.meeple_below:
-        return "unsure of this meeple"
-    if review.foot_moved and c["foot_moved"]:
-        return "unsure which feature it stands on"
-    if c["pose_matters"] and c["pose_margin"] < review.pose_within:
-        return "standing or lying decides its feature"
-    return None
+    review of it (every reason), or None."""
+    why = ["named by a scoring warning" if c.get("doubted", 0) else None,
+           "may be no meeple" if c["none"] > review.none_above else None,
+           "unsure of this meeple" if c["conf"] < review.meeple_below else None,
+           "unsure which feature it stands on" if review.foot_moved and c["foot_moved"] else None,
+           "standing or lying decides its feature"
+           if c["pose_matters"] and c["pose_margin"] < review.pose_within else None]
+    return "; ".join(w for w in why if w) or None
 
 
 def tile_cues(cells: dict, main: set, labels: list[str], cands: dict, decoded, missed, name: Callable) -> dict:
