@@ -347,6 +347,20 @@ def test_carcassonne_tiles_and_track_points():
     assert board.card().to_dict() == before.to_dict()
 
 
+
+def test_a_flag_says_why_on_the_review_page_while_its_element_keeps_its_name():
+    """The reader's reason for a flag (Reading.why) comes with the element to the page; after an edit
+    elsewhere renames nothing, and an element without a reason has none."""
+    data = json.loads((SAMPLES / "carcassonne-1.json").read_text())
+    board = session.Review("carcassonne", data, flags=["tile:1,0", "tile:0,0"],
+                           why={"tile:1,0": "pennant or not?"})
+    elements = {e["name"]: e for e in board.view()["elements"]}
+    assert elements["tile:1,0"]["flagged"] and elements["tile:1,0"]["why"] == "pennant or not?"
+    assert elements["tile:0,0"]["flagged"] and elements["tile:0,0"]["why"] is None
+    view = board.edit("tile:1,0", {"tile": "U", "rotation": 180})
+    assert {e["name"]: e for e in view["elements"]}["tile:1,0"]["why"] == "pennant or not?"
+
+
 # ---------------------------------------------------------------------------
 # A results store: corrections go to its audit trail.
 

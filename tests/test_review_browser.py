@@ -593,6 +593,17 @@ def layout_72(seed: int = 3) -> tuple[session.Review, dict]:
     return board, data
 
 
+def test_the_reason_for_a_flag_is_shown_in_the_queue_the_editor_and_the_tooltip(serve, open_page):
+    board, data = layout_72()
+    name = "tile:%d,%d" % (data["tiles"][5]["x"], data["tiles"][5]["y"])
+    board.flags, board.why = [name], {name: "pennant or not?"}
+    page = open_page(serve(board).url)
+    assert page.inner_text("#queue li:first-child").endswith(": pennant or not?")
+    assert page.locator(f'#marks g[data-name="{name}"] > title').text_content().endswith(": pennant or not?")
+    page.evaluate("(name) => select(name)", name)
+    assert "(pennant or not?)" in page.inner_text("#editor-read")
+
+
 #: An edit as the page makes it, timed from the change to the next frame after the rescored
 #: board is drawn (the bench below prints these times; the test only checks what they measure).
 TIMED_EDIT = """async (name) => {

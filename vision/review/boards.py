@@ -72,11 +72,13 @@ class StoredReview(Review):
     page shows is the state the store holds after each write."""
 
     def __init__(self, store, record, rectified: np.ndarray | None = None,
-                 boxes: dict[str, Box] | None = None, who: str | None = None, frame: LayoutFrame | None = None):
+                 boxes: dict[str, Box] | None = None, who: str | None = None, frame: LayoutFrame | None = None,
+                 why: dict[str, str] | None = None):
         history = [{("element" if ":" in c.element else "field"): c.element, "old": c.old_value,
                     "new": c.new_value, "time": c.at} for c in store.corrections(record.hash)]
         super().__init__(record.game, record.state, read=record.read_state,
                          confidences=dict(record.confidences), flags=list(record.flags),
+                         why={k: v for k, v in (why or {}).items() if k in record.flags},
                          photo=Path(record.path), rectified=rectified, boxes=boxes or {}, history=history,
                          frame=frame)
         self.store, self.hash, self.who = store, record.hash, who
@@ -275,7 +277,8 @@ def store_boards_of(records, store, read: Callable | None = None, who: str | Non
             rectified = reading.rectified if reading is not None else None
             boxes = element_boxes(record.game, reading) if reading is not None else {}
             frame = layout_frame(reading) if reading is not None and record.game == "carcassonne" else None
-            return StoredReview(store, store.reading(record.hash), rectified, boxes, who, frame)
+            why = reading.why if reading is not None else {}     # the reasons of the flags read again
+            return StoredReview(store, store.reading(record.hash), rectified, boxes, who, frame, why)
         return open_
 
     boards = []

@@ -100,6 +100,7 @@ class Review:
     read: dict | None = None                       # the reader's state (JSON form); None: as data
     confidences: dict[str, float] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)  # flagged element (the reader's name) -> why, where it says
     photo: Path | None = None
     rectified: np.ndarray | None = None
     boxes: dict[str, Box] = field(default_factory=dict)
@@ -123,7 +124,8 @@ class Review:
     def from_reading(cls, reading, photo: str | Path | None = None, **kw) -> Review:
         module = scoring.game_module(reading.game)
         return cls(reading.game, module.to_dict(reading.state), confidences=dict(reading.confidences),
-                   flags=list(reading.flags), photo=Path(photo) if photo else None,
+                   flags=list(reading.flags), why=dict(getattr(reading, "why", {}) or {}),
+                   photo=Path(photo) if photo else None,
                    rectified=reading.rectified, boxes=element_boxes(reading.game, reading),
                    frame=layout_frame(reading) if reading.game == "carcassonne" else None, **kw)
 
@@ -359,12 +361,12 @@ class Review:
         flagged = set(queue)
         boxes = self.current_boxes()
         items = [{"name": n, "kind": element_kind(n), "value": v, "read": read.get(n),
-                  "confidence": conf.get(n), "flagged": n in flagged,
+                  "confidence": conf.get(n), "flagged": n in flagged, "why": self.why.get(self._read_name(n) or ""),
                   "box": [round(x, 1) for x in boxes[n]] if n in boxes else None}
                  for n, v in current.items()]
         if self.game == "carcassonne":          # free squares next to the layout: tap one to lay a tile
             items += [{"name": n, "kind": "tile", "value": None, "read": read_all.get(n), "confidence": None,
-                       "flagged": False, "box": [round(x, 1) for x in b], "free": True}
+                       "flagged": False, "why": self.why.get(n), "box": [round(x, 1) for x in b], "free": True}
                       for n, b in boxes.items() if n.startswith("tile:") and n not in current]
         fields = {k: self.data.get(k) for k in self.off_board_fields()}
         if self.error:

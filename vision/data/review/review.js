@@ -336,7 +336,7 @@ function drawMarks() {
     if (el.kind === "fence") classes.push(shown ? "on" : "off");
     const m = node("svg:g", { class: classes.join(" "), "data-name": el.name });
     const conf = el.confidence === null ? "" : ` (${Math.round(el.confidence * 100)}%)`;
-    m.append(node("svg:title", { text: `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}` }));
+    m.append(node("svg:title", { text: `${el.name}: ${showAs(spec, shown)}, read ${showAs(spec, el.read)}${conf}${el.why ? ": " + el.why : ""}` }));
     if (el.kind === "meeple") {
       const r = w / 2;
       m.append(node("svg:circle", { cx: x0 + r, cy: y0 + r, r: r * 0.8, class: "hit", style: { fill: MEEPLE_INK[shown && shown.colour] || "#c0c" } }));
@@ -640,7 +640,7 @@ function renderEditor() {
   const conf = el.confidence === null ? "" : `, confidence ${Math.round(el.confidence * 100)}%`;
   const spec = specOf(el);
   $("editor-title").textContent = el.name;
-  $("editor-read").textContent = `read as ${showAs(spec, el.read)}${conf}; now ${showAs(spec, el.value)}` +
+  $("editor-read").textContent = `read as ${showAs(spec, el.read)}${conf}${el.why ? ` (${el.why})` : ""}; now ${showAs(spec, el.value)}` +
     (ui.pending !== undefined ? `; Enter sets ${showAs(spec, ui.pending)}` : "");
   if (body.contains(document.activeElement) && document.activeElement.tagName === "INPUT") return; // being typed in
   let editor;
@@ -666,7 +666,7 @@ function renderQueue() {
   list.replaceChildren(...ui.item.queue.map((name) => {
     const el = element(name);
     const conf = el.confidence === null ? "" : ` ${Math.round(el.confidence * 100)}%`;
-    const li = node("li", { text: `${name}: ${showAs(specOf(el), el.value)}${conf}` });
+    const li = node("li", { text: `${name}: ${showAs(specOf(el), el.value)}${conf}${el.why ? ": " + el.why : ""}` });
     li.classList.toggle("current", name === ui.selected);
     li.classList.toggle("done", ui.checked.has(name) || !same(el.value, el.read));
     li.addEventListener("click", () => select(name));
