@@ -77,13 +77,16 @@ def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str 
     """The ``n`` photos of ``game``'s set ``seed`` in ``folder`` (rendered where missing, by
     ``pool``'s processes where one is given), with their truth; a share ``wide`` of them drawn in
     the wide family (:func:`wide_photo`)."""
-    from vision.render import photo_name
+    from vision.render import _write_photo_task, photo_name
     from vision.truth import find_truth
 
     folder.mkdir(parents=True, exist_ok=True)
-    missing = [(game, seed, i, str(folder), megapixels, bool(wide and wide_photo(seed, i, wide)))
+    options = lambda i: {"megapixels": megapixels, "split": "train",
+                         **({"style": "wide"} if wide and wide_photo(seed, i, wide) else {})}
+    missing = [(game, seed, i, str(folder), options(i))
                for i in range(n) if find_truth(folder / f"{photo_name(game, seed, i)}.jpg") is None]
-    for done, _ in enumerate(pool.imap_unordered(_render_job, missing) if pool else map(_render_job, missing)):
+    for done, _ in enumerate(pool.imap_unordered(_write_photo_task, missing) if pool
+                             else map(_write_photo_task, missing)):
         if (done + 1) % 200 == 0:
             log(f"  {done + 1}/{len(missing)} photos rendered")
     pairs = []
@@ -91,13 +94,6 @@ def photo_set(n: int, seed: int, folder: Path, megapixels, log=print, game: str 
         path = folder / f"{photo_name(game, seed, i)}.jpg"
         pairs.append((path, json.loads(find_truth(path).read_text())))
     return pairs
-
-
-def _render_job(job) -> None:
-    from vision.render import write_photo
-
-    game, seed, index, folder, megapixels, wide = job
-    write_photo(game, seed, index, folder, megapixels=megapixels, split="train", **({"style": "wide"} if wide else {}))
 
 
 def board_examples(pairs, long_side: int = FIND.mask_long_side):
@@ -376,16 +372,12 @@ def flat_examples(n: int, seed: int, params: Training, log=print, pool=None):
     from functools import partial
 
     parts = []
-    work = partial(_flat_farm_job, seed, params)
+    work = partial(flat_farm, seed, params=params)
     for i, part in enumerate(pool.imap(work, range(n), chunksize=8) if pool else map(work, range(n))):
         parts.append(part)
         if (i + 1) % 300 == 0:
             log(f"  {i + 1}/{n} flat farms")
     return [np.concatenate(x) for x in zip(*parts)]
-
-
-def _flat_farm_job(seed: int, params: Training, index: int):
-    return flat_farm(seed, index, params)
 
 
 def half_turn(h_mm_to_img: np.ndarray, g: AgricolaBoard = AGRICOLA) -> np.ndarray:

@@ -124,7 +124,7 @@ class Review:
     def from_reading(cls, reading, photo: str | Path | None = None, **kw) -> Review:
         module = scoring.game_module(reading.game)
         return cls(reading.game, module.to_dict(reading.state), confidences=dict(reading.confidences),
-                   flags=list(reading.flags), why=dict(getattr(reading, "why", {}) or {}),
+                   flags=list(reading.flags), why=dict(reading.why),
                    photo=Path(photo) if photo else None,
                    rectified=reading.rectified, boxes=element_boxes(reading.game, reading),
                    frame=layout_frame(reading) if reading.game == "carcassonne" else None, **kw)
