@@ -312,6 +312,20 @@ def test_a_sheet_in_doubt_has_its_fairly_sure_elements_flagged_too():
     assert 0.95 < ASSEMBLE.review_below
 
 
+def test_many_a_little_unsure_is_no_doubt_but_one_unsure_element_is():
+    # a sheet read exactly often has several elements each a little unsure; a misread is one
+    # element read unsure: the least sure element puts a sheet in doubt, not their sum
+    from vision.avenue.assemble import ASSEMBLE, assemble_avenue
+
+    readings = _clean_readings()
+    for c in range(5):
+        readings[f"cell:5,{c}"] = [(None, 0.92), ("NS", 0.08)]     # 0.4 errors expected in all
+    assert assemble_avenue(readings, avenue.DEFAULT_TEMPLATE).flags == []
+    readings["cell:3,3"] = [(None, ASSEMBLE.least_sure - 0.05), ("NS", 0.4)]
+    flags = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE).flags
+    assert flags[0] == "cell:3,3" and len(flags) == 6
+
+
 def test_template_counts_the_print_not_a_shadow_on_a_foreign_pad(tmp_path):
     # a blank proxy sheet (another pad's art and camera; tuning seed 109) in a lamp's shadow: the
     # shadow's tinted fringe once made a third bunch of two touching ones (p3 read p4) and grapes in

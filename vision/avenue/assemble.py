@@ -31,13 +31,17 @@ label it chose. Then the rules of the game are consulted:
    roads drawn explain, or a letter whose alternative is written elsewhere.
    Cells left doubtful by a faint pen (step 0) are not confirmed.
 4. **Flag the sheets in doubt.** A sheet is in doubt where a reading was
-   changed, or where its elements under :attr:`Assemble.review_below` are
-   expected to hold more than :attr:`Assemble.sheet_doubt` errors
-   (:func:`sheet_doubt`). On such a sheet every element under
-   ``review_below`` is flagged, most doubtful first (the sheet is reviewed
-   anyway, so flag generously); a sheet not in doubt carries no flag. Fitted
-   on the tuning sets, so that flags catch the wrong elements while a sheet
-   read exactly is rarely flagged.
+   changed, where one element is read less sure than
+   :attr:`Assemble.least_sure`, or where its elements under
+   :attr:`Assemble.review_below` are expected to hold more than
+   :attr:`Assemble.sheet_doubt` errors (:func:`sheet_doubt`). On such a
+   sheet every element under ``review_below`` is flagged, most doubtful
+   first (the sheet is reviewed anyway, so flag generously); a sheet not in
+   doubt carries no flag. A misread is nearly always one element read
+   unsure, where a sheet read exactly holds many elements each a little
+   unsure: so the least sure element decides, not the sum. Fitted on the
+   tuning sets, so that flags catch the wrong elements while a sheet read
+   exactly is rarely flagged.
 
 Element names are those of :mod:`scoring.elements`: ``cell:R,C`` and, for
 the score column, ``round:I:farm`` and ``round:I:score`` (a warning naming
@@ -76,9 +80,10 @@ class Assemble:
     faint_none_confidence: float = 0.6   # cells read as no road are this sure at most
     confirm: bool = True             # hear the sheet's consistency before flagging (step 3)
     review_below: float = 0.97       # on a sheet in doubt, the elements under this are flagged ...
-    sheet_doubt: float = 0.3         # ... a sheet is in doubt where its elements under review_below
-                                     # expect more than this many errors (sum of 1 - confidence), or
-                                     # where a reading was changed. Both fitted on the tuning sets
+    least_sure: float = 0.65         # ... a sheet is in doubt where a reading was changed, where an
+                                     # element is read less sure than this, or
+    sheet_doubt: float = 0.5         # where its elements under review_below expect more than this
+                                     # many errors (sum of 1 - confidence). Fitted on the tuning sets
                                      # (proxy seed 100 and the own bench, seed 1)
 
 
@@ -316,6 +321,7 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
 
     # 4. flag the sheet's doubtful elements, most doubtful first, where the sheet is in doubt
     flags = sorted((n for n in conf if conf[n] < params.review_below or n in changed), key=lambda n: conf[n])
-    if not changed and sheet_doubt(conf, params.review_below) <= params.sheet_doubt:
+    if not changed and min(conf.values(), default=1.0) >= params.least_sure \
+            and sheet_doubt(conf, params.review_below) <= params.sheet_doubt:
         flags = []
     return Assembled(sheet, conf, flags, findings, changed)
