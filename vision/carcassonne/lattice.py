@@ -280,18 +280,25 @@ def local_period(across: np.ndarray, weight: np.ndarray, lo: float, hi: float, t
     width = max(3, int(lo) | 1)
     edge = int(lo) // 2
     lags = np.zeros(int(math.ceil(hi)) + 2)
+    # every window's column profile, from one sum per band of rows; the windows' shares of layout
+    # from the band's running sum: the same arithmetic as window by window, in a few calls
+    inked = across * weight
+    profiles, shares = [], []
     for y in range(0, across.shape[0] - wy + 1, max(1, wy // 2)):
+        band, band_weight = inked[y:y + wy].sum(0), np.r_[0.0, np.cumsum(weight[y:y + wy].sum(0), dtype=np.float64)]
         for x in range(0, across.shape[1] - wx + 1, max(1, wx // 3)):
-            w = weight[y:y + wy, x:x + wx]
-            share = float(w.mean())
-            if share < params.window_layout:
-                continue
-            p = (across[y:y + wy, x:x + wx] * w).sum(0)
-            p = (p - cv2.blur(p[None].astype(np.float32), (width, 1), borderType=cv2.BORDER_REFLECT)[0])[edge:len(p) - edge]
-            f = np.fft.rfft(p, 2 * len(p))
-            ac = np.fft.irfft(f * np.conj(f))[:len(lags)]
-            if ac[0] > 0:
-                lags[:len(ac)] += share * ac / ac[0]
+            share = float((band_weight[x + wx] - band_weight[x]) / (wx * wy))
+            if share >= params.window_layout:
+                profiles.append(band[x:x + wx])
+                shares.append(share)
+    if profiles:
+        p = np.stack(profiles).astype(np.float32)
+        # the trend taken off each profile (a blur along the rows only: no profile sees another)
+        p = (p - cv2.blur(p, (width, 1), borderType=cv2.BORDER_REFLECT))[:, edge:p.shape[1] - edge]
+        f = np.fft.rfft(p, 2 * p.shape[1], axis=1)
+        ac = np.fft.irfft(f * np.conj(f), axis=1)[:, :len(lags)]
+        seen = ac[:, 0] > 0
+        lags[:ac.shape[1]] += (np.array(shares)[seen, None] * ac[seen] / ac[seen, :1]).sum(0)
     lag = np.arange(len(lags))
     peak = (lag >= lo) & (lag <= hi) & (lags > 0) & (lags >= np.r_[0, lags[:-1]]) & (lags >= np.r_[lags[1:], 0])
     if not peak.any():
