@@ -697,3 +697,39 @@ def test_the_table_around_a_block_may_be_one_flat_colour():
     flat = np.full((5000, 3), 0.3, np.float32)
     table = presence.palette_of(flat, np.zeros(5000, np.float32), min_share=0.05)
     assert len(table.palette) >= 1 and np.allclose(table.palette, 0.3, atol=1e-3) and table.busy == 0.0
+
+
+@pytest.mark.parametrize("calibrated", [True, False])
+def test_a_calibrated_search_tries_each_way_on_every_part_before_the_next_way(monkeypatch, calibrated):
+    # the ways of finding lines grow slower one after the other; under a calibration the first
+    # way is tried on each group of tiles seen apart before a slower way on the whole
+    # (uncalibrated, the whole is searched every way first, as before)
+    from types import SimpleNamespace
+
+    from vision.carcassonne import read as carc_read
+
+    tried = []
+    names = {}
+
+    def lmap(name):
+        names[name] = SimpleNamespace(name=name)
+        return names[name]
+
+    monkeypatch.setattr(carc_read, "layout_map", lambda image, model, params: lmap("whole"))
+    monkeypatch.setattr(carc_read, "look_closer", lambda image, m, model, params: m)
+    monkeypatch.setattr(carc_read, "layout_parts", lambda m, params: [lmap("part 1"), lmap("part 2")])
+
+    def find_lattice(image, m, params):
+        way = ("last" if params.local else "profiles" if not params.profiles
+               else "segments" if params.min_segment_layout != lattice.LATTICE.min_segment_layout else "first")
+        tried.append((m.name, way))
+        return None                       # no lattice anywhere: every search is made
+
+    monkeypatch.setattr(carc_read, "find_lattice", find_lattice)
+    model = SimpleNamespace(calibration=SimpleNamespace(method="exemplars") if calibrated else None)
+    assert carc_read.read_layout(np.zeros((8, 8, 3), np.uint8), model) == (None, {})
+    if calibrated:
+        assert tried == [(m, way) for way in ("first", "profiles", "segments", "last")
+                         for m in ("whole", "part 1", "part 2")]
+    else:
+        assert tried == [(m, way) for m in ("whole", "part 1", "part 2") for way in ("first", "profiles", "segments")]
