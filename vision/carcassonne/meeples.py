@@ -67,6 +67,17 @@ class MeepleFinding:
     #                                 drawn in flat colours, 2-5%), every meeple seen must have one this large, peak or
     painted_below: float = 0.02     # not: sure peaks on painted grass, a church's roof. (More than 1: never asked)
     art_squares: int = 24           # ... asked at two points of this many tiles at most, spread over the layout
+    tile_under: bool = True         # an island of tiles (cut off from the layout by squares whose art the tile model
+    #                                 did not know, read as empty) with a meeple on it is part of the layout, not
+    #                                 clutter on the table: where the map's peak is sure (``min_peak``), the meeple
+    #                                 model does not doubt it (``not_a_meeple``) and a solid piece stands there
+    #                                 (``painted_below``; :func:`vision.carcassonne.assemble.tiles_under_meeples`).
+    #                                 Proxy tuning seeds 101 / 102, uncalibrated (30 photos each, 12 MP): of the
+    #                                 meeples missed, 40 of 88 / 56 of 107 stood off the layout, 33 / 40 of them on
+    #                                 islands; of the map's peaks off the layout, those three asks kept 89 within 0.35
+    #                                 of a tile of a true meeple and 5 others (the peak alone: 104 and 155). Squares
+    #                                 read as empty are left out: on our own art the meeples there are spare ones
+    #                                 on the table (27 squares of 100 photos of seed 1; on the proxy 30 tiles, 10 table)
 
 
 @dataclass(frozen=True)
