@@ -73,11 +73,12 @@ class MeepleFinding:
     #                                 model does not doubt it (``not_a_meeple``) and a solid piece stands there
     #                                 (``painted_below``; :func:`vision.carcassonne.assemble.tiles_under_meeples`).
     #                                 Proxy tuning seeds 101 / 102, uncalibrated (30 photos each, 12 MP): of the
-    #                                 meeples missed, 40 of 88 / 56 of 107 stood off the layout, 33 / 40 of them on
-    #                                 islands; of the map's peaks off the layout, those three asks kept 89 within 0.35
-    #                                 of a tile of a true meeple and 5 others (the peak alone: 104 and 155). Squares
-    #                                 read as empty are left out: on our own art the meeples there are spare ones
-    #                                 on the table (27 squares of 100 photos of seed 1; on the proxy 30 tiles, 10 table)
+    #                                 meeples missed in the photos read, 40 of 88 / 56 of 107 stood off the layout,
+    #                                 21 / 36 of them on islands. The three asks kept 15 / 37 squares, every one a
+    #                                 tile; meeple F1 82.1% -> 84.2% / 79.2% -> 82.4%, tiles 80.4% -> 83.2% / 77.1% ->
+    #                                 81.6%; our own art (100 photos of seed 1) read as before. Squares read as empty
+    #                                 are left out: on our own art the meeples there are spare ones on the table
+    #                                 (27 squares of those 100 photos; on the proxy 30 were tiles, 10 the table)
 
 
 @dataclass(frozen=True)
