@@ -68,6 +68,8 @@ def test_a_meeple_on_an_island_cut_off_by_art_the_model_cannot_read_is_found():
     assert [(m.colour, m.x, m.y, m.feature) for m in a.layout.meeples] == [("green", 4, 0, "cloister")]
     # the island is told as not joined to the layout: its tile is sent for review
     assert any(f.code == "not-connected" for f in a.findings) and "tile:4,0" in a.flags
+    # whether the photo shows a layout at all is judged without the island (another game's board has "meeples")
+    assert len(a.as_decoded[0].tiles) == 3
 
 
 def test_without_the_rule_the_island_and_its_meeple_are_lost():

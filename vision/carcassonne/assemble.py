@@ -31,7 +31,8 @@ class Assembled:
     origin: tuple[int, int]         # the lattice square that is (0, 0) in the layout
     changed: dict                   # element name -> (best guess, chosen)
     as_decoded: tuple | None = None  # (layout, confidences) of the tiles as decoded, before the misfits were
-    #                                  dropped (:attr:`Decode.misfit_edges`; None: none were): whether the photo
+    #                                  dropped (:attr:`Decode.misfit_edges`) and without the islands joined for their
+    #                                  meeples (:func:`with_meeples`; None: neither was): whether the photo
     #                                  shows a layout at all is judged on this (dropping them hides doubt)
     cues: dict = field(default_factory=dict)  # element name -> {cue: value}: what the flags are decided on
     why: dict = field(default_factory=dict)   # flagged element -> why, in a few words (:func:`review_flags`)
@@ -139,7 +140,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
         cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
     decoded = decode_layout(cands, params=decode)
-    as_decoded = main
+    # whether the photo shows a layout at all is judged without the islands (another game's board has its
+    # "meeples" too: an Avenue sheet's islands of road "tiles" read with one gave it the city it lacked)
+    as_decoded = groups[0] if under else main
     if decode.misfit_edges and main:
         kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
         main = with_meeples(_components(kept), under) if kept else set()
