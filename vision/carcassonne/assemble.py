@@ -171,7 +171,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     cues = tile_cues(cells, main, labels, cands, decoded, notes.get("missed", ()), name)
     for i, seen in enumerate(seen_all):
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
-        g = regions if regions is not None else REGIONS
+        g = regions if regions is not None else meeple_params.regions or REGIONS
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from, g=g)
         meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
         mconf.append(seen.confidence)
