@@ -121,7 +121,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     flattest patch of one colour there, :func:`vision.carcassonne.meeples.flat_patches`), where given, drops
     a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions``
     (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
-    where given, says which feature a meeple stands on. ``colours`` (lattice points -> each piece's colour
+    where given, says which feature a meeple stands on (else :attr:`MeepleFinding.regions`, else ``REGIONS``).
+    An island of tiles with a sure meeple on it is part of the layout (:func:`tiles_under_meeples`,
+    :func:`with_meeples`). ``colours`` (lattice points -> each piece's colour
     from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) and ``shapes`` (its outline's,
     :func:`vision.carcassonne.meeples.piece_shapes`) are asked by the judge.
     The elements to review are flagged by ``review`` (:func:`review_flags`).
