@@ -31,7 +31,8 @@ class Assembled:
     origin: tuple[int, int]         # the lattice square that is (0, 0) in the layout
     changed: dict                   # element name -> (best guess, chosen)
     as_decoded: tuple | None = None  # (layout, confidences) of the tiles as decoded, before the misfits were
-    #                                  dropped (:attr:`Decode.misfit_edges`; None: none were): whether the photo
+    #                                  dropped (:attr:`Decode.misfit_edges`) and without the islands joined for their
+    #                                  meeples (:func:`with_meeples`; None: neither was): whether the photo
     #                                  shows a layout at all is judged on this (dropping them hides doubt)
     cues: dict = field(default_factory=dict)  # element name -> {cue: value}: what the flags are decided on
     why: dict = field(default_factory=dict)   # flagged element -> why, in a few words (:func:`review_flags`)
@@ -120,7 +121,9 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     flattest patch of one colour there, :func:`vision.carcassonne.meeples.flat_patches`), where given, drops
     a meeple the map is not sure of that is no solid piece (:attr:`MeepleFinding.solid_below`). ``regions``
     (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
-    where given, says which feature a meeple stands on. ``colours`` (lattice points -> each piece's colour
+    where given, says which feature a meeple stands on (else :attr:`MeepleFinding.regions`, else ``REGIONS``).
+    An island of tiles with a sure meeple on it is part of the layout (:func:`tiles_under_meeples`,
+    :func:`with_meeples`). ``colours`` (lattice points -> each piece's colour
     from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) and ``shapes`` (its outline's,
     :func:`vision.carcassonne.meeples.piece_shapes`) are asked by the judge.
     The elements to review are flagged by ``review`` (:func:`review_flags`).
@@ -130,16 +133,21 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     tiled = {sq for sq, (p, *_) in cells.items() if p[empty] < 0.5}
     groups = _components(tiled)
     main = groups[0] if groups else set()
+    # a meeple stands on a tile, whatever the tile model makes of its art
+    under = tiles_under_meeples(cells, main, tiled, meeple_params, poses, solid) if main else set()
+    main = with_meeples(groups, under)
     cands = {}
     for sq in main:
         p = cells[sq][0]
         order = [i for i in np.argsort(-p) if i != empty][:decode.top_k + 1]
         cands[sq] = [(parse_label(labels[i]), float(p[i])) for i in order]
     decoded = decode_layout(cands, params=decode)
-    as_decoded = main
+    # whether the photo shows a layout at all is judged without the islands (another game's board has its
+    # "meeples" too: an Avenue sheet's islands of road "tiles" read with one gave it the city it lacked)
+    as_decoded = groups[0] if under else main
     if decode.misfit_edges and main:
         kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
-        main = _components(kept)[0] if kept else set()
+        main = with_meeples(_components(kept), under) if kept else set()
     if not main:
         return Assembled(rules.Layout((), (), tuple(track), layout_rules or rules.Rules()), {}, [], [], {}, (0, 0), {})
     x0 = min(x for x, _ in main)
@@ -165,7 +173,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     cues = tile_cues(cells, main, labels, cands, decoded, notes.get("missed", ()), name)
     for i, seen in enumerate(seen_all):
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
-        g = regions if regions is not None else REGIONS
+        g = regions if regions is not None else meeple_params.regions or REGIONS
         feature = feature_at(tile, rotation, seen.u, seen.v, seen.lying > meeple_params.lying_from, g=g)
         meeples.append(rules.Meeple(seen.colour, "follower", x - x0, y - y0, feature))
         mconf.append(seen.confidence)
@@ -334,6 +342,49 @@ def without_misfits(squares: set, tiles: dict, most: int) -> set:
             break
         kept.discard(worst)
     return kept
+
+
+def tiles_under_meeples(cells: dict, main: set, tiled: set, params: MeepleFinding, poses: Callable | None,
+                        solid: Callable | None) -> set:
+    """The squares read as tiles (``tiled``) off the layout ``main`` that a meeple surely stands on
+    (:attr:`MeepleFinding.tile_under`): a peak of the meeple map there at least :attr:`MeepleFinding.min_peak`
+    (each meeple once, :func:`across_seams`, so that one on the layout's edge is not taken for one beside it),
+    that the meeple model (``poses``) gives under :attr:`MeepleFinding.not_a_meeple` of "no meeple", on a solid
+    piece (``solid``: the flattest patch of one colour at least :attr:`MeepleFinding.painted_below`).
+
+    >>> none = np.zeros((11, 12, 12)); none[0] = 1
+    >>> one = none.copy(); one[0, 5:7, 5:7] = 0.1; one[5, 5:7, 5:7] = 0.9        # a green meeple standing
+    >>> cells = {(0, 0): (None, none), (2, 0): (None, one), (3, 0): (None, none)}
+    >>> sure = lambda at: (np.tile([0.01, 0.9, 0.09], (len(at), 1)), np.zeros((len(at), 2)))
+    >>> flat = lambda at: np.full(len(at), 0.05)
+    >>> tiles_under_meeples(cells, {(0, 0)}, set(cells), MEEPLES, sure, flat)
+    {(2, 0)}
+    >>> tiles_under_meeples(cells, {(0, 0)}, set(cells), MEEPLES, sure, lambda at: np.full(len(at), 0.001))  # art
+    set()
+    >>> tiles_under_meeples(cells, {(0, 0)}, {(0, 0)}, MEEPLES, sure, flat)     # a meeple on the table
+    set()
+    """
+    if not params.tile_under or poses is None or solid is None:
+        return set()
+    seen = across_seams(map_peaks(cells, set(cells), params), params)
+    off = [m for m in seen if m.square not in main and m.square in tiled]
+    if not off:
+        return set()
+    at = np.array([m.at for m in off])
+    pose, _ = poses(at)
+    area = solid(at)
+    return {m.square for m, p, a in zip(off, pose, area) if p[0] < params.not_a_meeple and a >= params.painted_below}
+
+
+def with_meeples(groups: list[set], under: set) -> set:
+    """The layout's squares: the largest of ``groups`` (touching squares read as tiles, largest first) and
+    every other holding a square of ``under`` (:func:`tiles_under_meeples`): an island of tiles with a meeple
+    on it is no clutter on the table, but part of the layout that squares read as empty cut off.
+
+    >>> sorted(with_meeples([{(0, 0), (1, 0)}, {(5, 5)}, {(3, 0)}], {(3, 0)}))
+    [(0, 0), (1, 0), (3, 0)]
+    """
+    return set().union(groups[0], *(g for g in groups[1:] if g & under)) if groups else set()
 
 
 def map_peaks(cells: dict, main: set, params: MeepleFinding) -> list[SeenMeeple]:
