@@ -67,8 +67,9 @@ class BoardSearch:
     #                                   art: true boards 0.81-1.12 where a line showed past them, locks a space over 1.17 and up)
     band_clear_mm: float = 6.0        # that band is looked at this far clear of its two ends (the posts)
     check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
-    grid_looks: int = 40              # the search gives up after this many looks at the fence lines (its grids'
-    #                                   locks, and each check of a grid going on past a side, count as looks)
+    grid_looks: int = 44              # the search gives up after this many looks at the fence lines (its grids'
+    #                                   locks, and each check of a grid going on past a side, count as looks) ...
+    near_looks: int = 28              # ... of which the grids among the segments near the board have at most this many
     near_board: float = 0.3           # with the board mask, segments are looked at first where it sees this much board ...
     near_grow: float = 0.05           # ... that region grown by this share of the mask's longer side
     min_board_seen: float = 0.08      # the board model sees at least this much board inside a grid found
@@ -519,7 +520,11 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
         if 10 <= near.sum() < len(segs):
             sets = [segs[near], segs]
     located, tried = None, []
-    for some in sets:
+    allowed = looks.allowed
+    for i, some in enumerate(sets):
+        # the segments near the board have their share of the looks, and those of the whole photo the rest
+        # (a board the mask covers too little of is found among them: weak grids near it must not spend all)
+        looks.allowed = allowed if i == len(sets) - 1 else min(allowed, looks.spent + params.near_looks)
         if located is not None and looks.over:
             break
         got = _grid_search(work, view, some, to_img, params, seed, looks)
@@ -529,6 +534,7 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
             located = got
         if located.found is not None and located.found.lines >= FIND.sure_crossings:
             break
+    looks.allowed = allowed
     return Located(located.found, located.why, tried, shown)
 
 

@@ -284,7 +284,7 @@ def not_found_reason(report: dict) -> str:
     >>> not_found_reason({"regions": 0, "outlines": 0, "best": None})
     'nothing board-like: no region looks like a farmyard board'
     >>> not_found_reason({"regions": 1, "outlines": 6, "best": (9, 1.1), "cut_short": True, "looks": Looks(60)})
-    'the 3 x 5 grid of fence lines was not seen (6 outlines tried, at best 9 of 24 fence-line crossings; the search stopped at the 60 looks allowed)'
+    "the 3 x 5 grid of fence lines was not seen (6 locks tried from the board model's outlines, at best 9 of 24 fence-line crossings; the search stopped at the 60 looks allowed)"
     """
     grid = f"; {report['grid']}" if report.get("grid") else ""
     looks = report.get("looks")
@@ -294,7 +294,8 @@ def not_found_reason(report: dict) -> str:
         return "nothing board-like: no region looks like a farmyard board" + grid + stopped
     best = report.get("best")
     crossings = f"at best {best[0]} of 24 fence-line crossings" if best else "no fence lines"
-    return f"the 3 x 5 grid of fence lines was not seen ({report['outlines']} outlines tried, {crossings}{stopped}){grid}"
+    return (f"the 3 x 5 grid of fence lines was not seen ({report['outlines']} locks tried from the board model's "
+            f"outlines, {crossings}{stopped}){grid}")
 
 
 def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard,

@@ -58,7 +58,7 @@ class FindBoard:
     short_looks: int = 24            # the lock onto the board model's outlines at first; then the grid of fence
     #                                  lines is looked for (vision.agricola.board, BoardSearch.grid_looks), and only
     #                                  where that finds no sure board does the lock search on, until ...
-    max_looks: int = 90              # ... this many looks in all; then the reader says in one line what it missed
+    max_looks: int = 96              # ... this many looks in all; then the reader says in one line what it missed
     another_looks: int = 8           # the search for another farmyard beside one read (the lock only)
     max_seconds: float = 1.8         # the calibration's own searches (vision.agricola.calibration) stop after this much
     #                                  CPU time too (their report's "deadline")
