@@ -331,15 +331,16 @@ def _inside(quad: np.ndarray, size: tuple, margin: float) -> bool:
 
 
 def _supports(pos, weight, a, b, n, inside, params: BoardSearch) -> np.ndarray:
-    """:func:`_support` of each 1-D fit ``(a[i], b[i])`` over the positions ``inside[j]`` of each
-    of the other family's fits: ``(len(a), len(inside))``.
+    """How well each 1-D fit's ``n`` lines ``a[i] + b[i] k`` are seen among the weighted line
+    positions ``pos`` that lie inside each of the other family's fits (``inside[j]``, the segments
+    crossing its span): the square roots of each line's support (the weights within
+    :attr:`BoardSearch.line_tol` of a pitch) summed, less those of the lines a pitch past either
+    end (a grid that goes on is part of a bigger one). ``(len(a), len(inside))``, every pair at once.
 
     >>> pos, w = np.array([0., 10, 20, 30, 45]), np.ones(5)
     >>> inside = np.array([[True] * 5, [True, True, False, True, True]])
-    >>> _supports(pos, w, np.array([0.0]), np.array([10.0]), 3, inside, SEARCH).round(3).tolist()
+    >>> _supports(pos, w, np.array([0.0]), np.array([10.0]), 3, inside, SEARCH).tolist()
     [[2.0, 1.0]]
-    >>> [_support(pos[m], w[m], 0.0, 10.0, 3, SEARCH) for m in inside]
-    [2.0, 1.0]
     """
     k = np.arange(-1, n + 1)
     at = a[:, None] + b[:, None] * k[None]                                           # (fits, n + 2)
@@ -347,14 +348,6 @@ def _supports(pos, weight, a, b, n, inside, params: BoardSearch) -> np.ndarray:
     sums = np.einsum("fkn,gn->fgk", near * weight, inside.astype(weight.dtype))        # (fits, others, n + 2)
     s = np.sqrt(sums)
     return s[..., 1:-1].sum(axis=2) - params.beyond_weight * (s[..., 0] + s[..., -1])
-
-
-def _support(pos, weight, a, b, n, params: BoardSearch) -> float:
-    k = np.arange(-1, n + 1)
-    at = a + b * k
-    near = np.abs(at[:, None] - pos[None]) < params.line_tol * b
-    s = np.sqrt((near * weight[None]).sum(axis=1))
-    return float(s[1:-1].sum() - params.beyond_weight * (s[0] + s[-1]))
 
 
 # ---------------------------------------------------------------------------
