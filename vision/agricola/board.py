@@ -555,9 +555,13 @@ def _grid_search(work: np.ndarray, view, segs: np.ndarray, to_img: np.ndarray, p
         locked, lines = lock_any_print(view, h0, FIND, looks)
         if not lines:
             locked = h0
-        score = scored(work, locked, FIND, looks)
         corners = cv2.perspectiveTransform(mm[None], to_img @ locked)[0]
-        if lines < params.min_crossings or score < params.min_score:
+        if lines < params.min_crossings:        # too few crossings: weak whatever its contrast
+            tried.append((corners, f"weak: {lines} crossings"))
+            weak += 1
+            continue
+        score = scored(work, locked, FIND, looks)
+        if score < params.min_score:
             tried.append((corners, f"weak: {lines} crossings, score {score:.2f}"))
             weak += 1
             continue

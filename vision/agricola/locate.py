@@ -412,7 +412,8 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             locked, lines = lock_any_print(view, locked, params, looks)
         if not lines:
             locked = h
-        score = scored(work, locked, params, looks)
+        # a lock onto no fence line is never read, nor searched on from: its contrast is not asked
+        score = scored(work, locked, params, looks) if lines else 0.0
         # a lock onto part of the board (its inner fence lines) or past it is kept only
         # while nothing better is found
         plausible = lines > 0 and _plausible(locked, h, params)
