@@ -83,13 +83,15 @@ def test_a_fit_too_few_crossings_agree_with_is_none():
     assert locate._fit_crossings(lines, FIND.near_mm, median=True) is None          # 4 crossings: fewer than 8
 
 
-def test_past_the_search_deadline_the_lock_looks_in_grey_only():
-    """The colour pass is skipped once the search's time is up: a board not found costs less."""
+def test_with_no_looks_left_the_lock_looks_in_grey_only():
+    """The colour pass is skipped once the search's looks are spent: a board not found costs less."""
     photo, truth = _board_photo()
     start = truth @ np.array([[1.02, 0, 3.0], [0, 1.02, -2.0], [0, 0, 1]])
     grey_only = replace(FIND, lock_colour=False)
-    late = locate.lock_any_print(photo, start, FIND, deadline=0.0)
+    spent = locate.Looks(1)
+    late = locate.lock_any_print(photo, start, FIND, looks=spent)       # its grey lock spends the last look
     grey = locate.lock_any_print(photo, start, grey_only)
-    in_time = locate.lock_any_print(photo, start, FIND, deadline=float("inf"))
+    in_time = locate.lock_any_print(photo, start, FIND, looks=locate.Looks(100))
     assert late[1] == grey[1] < FIND.sure_crossings and np.allclose(late[0], grey[0])
+    assert spent.over and 1 <= spent.spent <= FIND.lock_passes + 3
     assert in_time[1] >= FIND.sure_crossings

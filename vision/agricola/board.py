@@ -14,8 +14,8 @@ photo's straight edges alone, with no model and no colour::
 A lock onto part of a board (its inner lines, or the rooms' tiles in one
 corner) shows as the grid going on a pitch past one of its sides; such a lock
 is refused and the next candidate tried, and no board is read from it. The
-search has a CPU-time cap (:attr:`BoardSearch.max_seconds`); what it did not
-find is said in one line (:attr:`Located.why`).
+search is capped by the looks at the fence lines it may spend (:attr:`BoardSearch.grid_looks`,
+:class:`vision.agricola.locate.Looks`); what it did not find is said in one line (:attr:`Located.why`).
 
 Run ``python -m vision.agricola.board PHOTO --debug OUT.png`` to see what it found.
 """
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -68,7 +67,9 @@ class BoardSearch:
     #                                   art: true boards 0.81-1.12 where a line showed past them, locks a space over 1.17 and up)
     band_clear_mm: float = 6.0        # that band is looked at this far clear of its two ends (the posts)
     check_px_per_mm: float = 2.5      # the board and a pitch around it are checked at this scale
-    max_seconds: float = 1.5          # the search gives up after this much CPU time
+    grid_looks: int = 44              # the search gives up after this many looks at the fence lines (its grids'
+    #                                   locks, and each check of a grid going on past a side, count as looks) ...
+    near_looks: int = 28              # ... of which the grids among the segments near the board have at most this many
     near_board: float = 0.3           # with the board mask, segments are looked at first where it sees this much board ...
     near_grow: float = 0.05           # ... that region grown by this share of the mask's longer side
     min_board_seen: float = 0.08      # the board model sees at least this much board inside a grid found
@@ -281,25 +282,34 @@ def grid_candidates(segs: np.ndarray, vps: list, size: tuple, params: BoardSearc
         for n1, n2 in ((g.cols + 1, g.rows + 1), (g.rows + 1, g.cols + 1)):
             fx = even_lines(x1, len1, n1, ext, params)
             fy = even_lines(y2, len2, n2, ext, params)
-            for ax, bx, sx in fx:
-                for ay, by, sy in fy:
-                    # the grid's squares: its two pitches about alike (the affine map keeps them within
-                    # a factor of the tilt; far off: not this grid)
-                    xs = (ax, ax + (n1 - 1) * bx)
-                    ys = (ay, ay + (n2 - 1) * by)
-                    # each family's support again, only inside the other's span
-                    in1 = (np.minimum(r1a[:, 1], r1b[:, 1]) < ys[1] + 0.3 * by) & (np.maximum(r1a[:, 1], r1b[:, 1]) > ys[0] - 0.3 * by)
-                    in2 = (np.minimum(r2a[:, 0], r2b[:, 0]) < xs[1] + 0.3 * bx) & (np.maximum(r2a[:, 0], r2b[:, 0]) > xs[0] - 0.3 * bx)
-                    s = _support(x1[in1], len1[in1], ax, bx, n1, params) + _support(y2[in2], len2[in2], ay, by, n2, params)
-                    quad = np.array([[xs[0], ys[0]], [xs[1], ys[0]], [xs[1], ys[1]], [xs[0], ys[1]]], np.float64)
-                    quad = cv2.perspectiveTransform(quad[None], back)[0]
+            if not fx or not fy:
+                continue
+            ax, bx = np.array([f[:2] for f in fx]).T
+            ay, by = np.array([f[:2] for f in fy]).T
+            # every pair of 1-D fits at once: each family's support counted only inside the other's
+            # span (a grid's lines run across it), the grid's corners, whether it lies in the photo
+            in1 = ((np.minimum(r1a[:, 1], r1b[:, 1])[None] < (ay + (n2 - 1) * by + 0.3 * by)[:, None])
+                   & (np.maximum(r1a[:, 1], r1b[:, 1])[None] > (ay - 0.3 * by)[:, None]))       # (fy, segments)
+            in2 = ((np.minimum(r2a[:, 0], r2b[:, 0])[None] < (ax + (n1 - 1) * bx + 0.3 * bx)[:, None])
+                   & (np.maximum(r2a[:, 0], r2b[:, 0])[None] > (ax - 0.3 * bx)[:, None]))       # (fx, segments)
+            support = (_supports(x1, len1, ax, bx, n1, in1, params)                               # (fx, fy)
+                       + _supports(y2, len2, ay, by, n2, in2, params).T)
+            xs = np.stack([ax, ax + (n1 - 1) * bx], axis=1)
+            ys = np.stack([ay, ay + (n2 - 1) * by], axis=1)
+            quads = np.empty((len(fx), len(fy), 4, 2))
+            quads[..., 0] = xs[:, None, [0, 1, 1, 0]]
+            quads[..., 1] = ys[None, :, [0, 0, 1, 1]]
+            quads = cv2.perspectiveTransform(quads.reshape(1, -1, 2), back)[0].reshape(len(fx), len(fy), 4, 2)
+            for i in range(len(fx)):
+                for j in range(len(fy)):
+                    quad = quads[i, j]
                     if not _inside(quad, size, params.inside_margin):
                         continue
                     if n1 != g.cols + 1:
                         quad = np.roll(quad, -1, axis=0)    # the 6-line family along the board's width
                     if _signed_area(quad) < 0:
                         quad = quad[[1, 0, 3, 2]]           # the rectifier mirrored the plane: corners clockwise
-                    out.append((s, quad.astype(np.float32)))
+                    out.append((float(support[i, j]), quad.astype(np.float32)))
         out.sort(key=lambda t: -t[0])
     # each pair of vanishing points' best grids in turn (a table's pattern has many lines too)
     per_pair = [p for p in per_pair if p]
@@ -320,12 +330,24 @@ def _inside(quad: np.ndarray, size: tuple, margin: float) -> bool:
                 and (quad[:, 1] > -m).all() and (quad[:, 1] < h + m).all())
 
 
-def _support(pos, weight, a, b, n, params: BoardSearch) -> float:
+def _supports(pos, weight, a, b, n, inside, params: BoardSearch) -> np.ndarray:
+    """How well each 1-D fit's ``n`` lines ``a[i] + b[i] k`` are seen among the weighted line
+    positions ``pos`` that lie inside each of the other family's fits (``inside[j]``, the segments
+    crossing its span): the square roots of each line's support (the weights within
+    :attr:`BoardSearch.line_tol` of a pitch) summed, less those of the lines a pitch past either
+    end (a grid that goes on is part of a bigger one). ``(len(a), len(inside))``, every pair at once.
+
+    >>> pos, w = np.array([0., 10, 20, 30, 45]), np.ones(5)
+    >>> inside = np.array([[True] * 5, [True, True, False, True, True]])
+    >>> _supports(pos, w, np.array([0.0]), np.array([10.0]), 3, inside, SEARCH).tolist()
+    [[2.0, 1.0]]
+    """
     k = np.arange(-1, n + 1)
-    at = a + b * k
-    near = np.abs(at[:, None] - pos[None]) < params.line_tol * b
-    s = np.sqrt((near * weight[None]).sum(axis=1))
-    return float(s[1:-1].sum() - params.beyond_weight * (s[0] + s[-1]))
+    at = a[:, None] + b[:, None] * k[None]                                           # (fits, n + 2)
+    near = np.abs(at[..., None] - pos[None, None]) < (params.line_tol * b)[:, None, None]
+    sums = np.einsum("fkn,gn->fgk", near * weight, inside.astype(weight.dtype))        # (fits, others, n + 2)
+    s = np.sqrt(sums)
+    return s[..., 1:-1].sum(axis=2) - params.beyond_weight * (s[..., 0] + s[..., -1])
 
 
 # ---------------------------------------------------------------------------
@@ -460,7 +482,7 @@ def segments_near_board(segs: np.ndarray, mask: tuple[np.ndarray, float], k: flo
 
 
 def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
-           mask: tuple[np.ndarray, float] | None = None) -> Located:
+           mask: tuple[np.ndarray, float] | None = None, looks=None) -> Located:
     """Find the farmyard in a BGR photo from its grid of fence lines alone.
 
     Returns the board (as :func:`vision.agricola.find_board` would) or None,
@@ -469,12 +491,13 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
     segments where it sees some board (:func:`segments_near_board`: a table's planks or a
     chequered cloth hold more and longer lines than the board, and draw the grids proposed
     onto them), then, unless that finds a sure board, among all; the board agreeing on more
-    crossings is kept. Both looks share the CPU-time cap.
+    crossings is kept. Both share the search's ``looks`` at the fence lines
+    (:class:`vision.agricola.locate.Looks`; without them, :attr:`BoardSearch.grid_looks` of its own).
     """
-    from vision.agricola.locate import LockImage, shrink_to
+    from vision.agricola.locate import LockImage, Looks, shrink_to
     from vision.agricola.params import FIND
 
-    deadline = time.process_time() + params.max_seconds
+    looks = Looks(params.grid_looks) if looks is None else looks
     k = min(1.0, params.long_side / max(image.shape[:2]))
     work = shrink_to(image, k)[0] if k < 0.99 else image
     k = work.shape[1] / image.shape[1]
@@ -484,28 +507,35 @@ def locate(image: np.ndarray, params: BoardSearch = SEARCH, seed: int = 0,
     shown = cv2.perspectiveTransform(segs.reshape(1, -1, 2), to_img)[0].reshape(-1, 4) if len(segs) else segs
     if len(segs) < 10:
         return Located(None, "no farmyard grid: hardly any straight edges in the photo", segments=shown)
-    looks = [segs]
+    sets = [segs]
     if mask is not None:
         near = segments_near_board(segs, mask, k, params)
         if 10 <= near.sum() < len(segs):
-            looks = [segs[near], segs]
+            sets = [segs[near], segs]
     located, tried = None, []
-    for look in looks:
-        got = _grid_search(work, view, look, to_img, params, seed, deadline)
+    allowed = looks.allowed
+    for i, some in enumerate(sets):
+        # the segments near the board have their share of the looks, and those of the whole photo the rest
+        # (a board the mask covers too little of is found among them: weak grids near it must not spend all)
+        looks.allowed = allowed if i == len(sets) - 1 else min(allowed, looks.spent + params.near_looks)
+        if located is not None and looks.over:
+            break
+        got = _grid_search(work, view, some, to_img, params, seed, looks)
         tried += got.tried
         if located is None or (got.found is not None
                                and (located.found is None or got.found.lines > located.found.lines)):
             located = got
         if located.found is not None and located.found.lines >= FIND.sure_crossings:
             break
+    looks.allowed = allowed
     return Located(located.found, located.why, tried, shown)
 
 
 def _grid_search(work: np.ndarray, view, segs: np.ndarray, to_img: np.ndarray, params: BoardSearch,
-                 seed: int, deadline: float) -> Located:
+                 seed: int, looks) -> Located:
     """:func:`locate`'s search among the segments ``segs`` (pixels of ``work``, the photo shrunk;
     ``to_img`` maps them back): vanishing points, grids, each locked and verified."""
-    from vision.agricola.locate import lock_any_print, rectified_score
+    from vision.agricola.locate import lock_any_print, scored
     from vision.agricola.params import FIND
     from vision.agricola.windows import board_corners_mm
 
@@ -518,20 +548,25 @@ def _grid_search(work: np.ndarray, view, segs: np.ndarray, to_img: np.ndarray, p
     tried, best, partial, weak = [], None, 0, 0
     mm = board_corners_mm()
     for s, quad in cands:
-        if time.process_time() > deadline:
+        if looks.over:
             break
         # a half turn looks the same: which long side is the top is read later (vision.agricola.upright)
         h0 = outer_homography(quad)
-        locked, lines = lock_any_print(view, h0, FIND)
+        locked, lines = lock_any_print(view, h0, FIND, looks)
         if not lines:
             locked = h0
-        score = rectified_score(work, locked)
         corners = cv2.perspectiveTransform(mm[None], to_img @ locked)[0]
-        if lines < params.min_crossings or score < params.min_score:
+        if lines < params.min_crossings:        # too few crossings: weak whatever its contrast
+            tried.append((corners, f"weak: {lines} crossings"))
+            weak += 1
+            continue
+        score = scored(work, locked, FIND, looks)
+        if score < params.min_score:
             tried.append((corners, f"weak: {lines} crossings, score {score:.2f}"))
             weak += 1
             continue
         side = goes_on(view, locked, params)       # its Lab made once for every lock tried
+        looks.spend()
         if side is not None:
             tried.append((corners, f"part of a board: the grid goes on past its {side}"))
             partial += 1
@@ -543,7 +578,7 @@ def _grid_search(work: np.ndarray, view, segs: np.ndarray, to_img: np.ndarray, p
             break
     if best is not None:
         return Located(best, f"farmyard found: {best.lines} of 24 fence-line crossings, score {best.score:.2f}", tried)
-    timed = "; gave up after the time allowed" if len(tried) < len(cands) else ""
+    timed = "; stopped when the looks allowed were spent" if len(tried) < len(cands) else ""
     return Located(None, f"no farmyard grid: {len(tried)} grids tried, {partial} only part of a board, "
                          f"{weak} not locked onto fence lines{timed}", tried)
 
@@ -584,7 +619,8 @@ def confirmed(image: np.ndarray, found, report: dict | None = None, params: Boar
     from vision.agricola.locate import board_mask
 
     mask = report.get("mask") or board_mask(image)            # the shipped search's, where it ran
-    located = locate(image, params, mask=mask)
+    looks = report.get("looks")                                # the shipped search's count, its share for the grid
+    located = locate(image, params, mask=mask, looks=None if looks is None else looks.allow(params.grid_looks))
     seen = None
     if located.found is not None:
         if board_seen(mask, located.found.corners) >= params.min_board_seen:

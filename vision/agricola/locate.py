@@ -172,6 +172,61 @@ def structure_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
     return float(np.percentile(sides, 25)) / (inner + 8.0)
 
 
+class Looks:
+    """What one photo's search for its board may spend, counted in looks at the fence lines: each
+    look (:func:`fence_lines`) rectifies the board where a lock puts it and searches its 10 lines,
+    10-20 ms of CPU. Every part of the search (the board model's outlines, their neighbours, the
+    grid of fence lines, the longer lock) spends from one count, so a hard photo costs a bounded
+    number of looks (:attr:`FindBoard.max_looks`) and repeats exactly, whatever the machine's load.
+
+    A lock is begun only while looks are left, and a lock begun is finished (at most 16 looks).
+    ``allowed`` is what the search may spend so far (a part of it may be given less than the
+    whole, :meth:`allow`); ``memo`` keeps each lock made, so that the longer search that takes
+    up a short one does not pay for its locks again.
+
+    >>> looks = Looks(10).allow(4)
+    >>> looks.spend(3); looks.over, looks.left
+    (False, 1)
+    >>> looks.spend(); looks.over, looks.allow(20).left
+    (True, 6)
+    """
+
+    def __init__(self, most: int, deadline: float | None = None):
+        self.most, self.allowed, self.spent = most, most, 0
+        self.deadline = deadline        # a caller's own cap in CPU time (the calibration's), or None: the count
+        self.memo: dict = {}
+
+    def allow(self, n: int | None = None) -> "Looks":
+        """Let the search spend ``n`` looks more from here (never past :attr:`most`); None: up to :attr:`most`."""
+        self.allowed = self.most if n is None else min(self.most, self.spent + n)
+        return self
+
+    def spend(self, n: int = 1) -> None:
+        self.spent += n
+
+    @property
+    def left(self) -> int:
+        return max(0, self.allowed - self.spent)
+
+    @property
+    def over(self) -> bool:
+        if self.deadline is not None:           # the calibration's searches: their own cap, as before
+            return time.process_time() > self.deadline
+        return self.spent >= self.allowed
+
+
+def search_looks(report: dict, params: "FindBoard" = FIND) -> Looks:
+    """The photo's :class:`Looks`, kept in the search's ``report`` (made there at first, with
+    :attr:`FindBoard.max_looks` in all). Where a caller sets the report's ``"deadline"`` (a CPU time:
+    the calibration's searches, :mod:`vision.agricola.calibration`), that is the cap instead."""
+    looks = report.get("looks")
+    if looks is None:
+        looks = report["looks"] = Looks(params.max_looks)
+    if "deadline" in report:
+        looks.deadline = report["deadline"]
+    return looks
+
+
 @dataclass(frozen=True)
 class Found:
     """A farmyard board found in a photo."""
@@ -193,21 +248,28 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     (:attr:`FindBoard.wider_searches`: the outlines are far off, on a steep
     tilt or a pale board), and such a lock is kept only if it is sure.
 
-    The search stops after :attr:`FindBoard.lock_seconds` with what it has;
+    The search spends the looks at the fence lines that ``report["looks"]`` allows
+    (:class:`Looks`; without one, :attr:`FindBoard.max_looks`), and stops with what it has;
     ``report`` (a dict), when given, is told what was tried and missed
-    (:func:`not_found_reason`), and keeps the board mask (``report["mask"]``).
+    (:func:`not_found_reason`), and keeps the board mask (``report["mask"]``). Searched again
+    with the same ``report`` (more looks allowed), it takes up where it stopped: the locks
+    made already are not made again (:attr:`Looks.memo`).
     """
     report = {} if report is None else report
-    report.update(deadline=time.process_time() + params.lock_seconds, outlines=0, best=None, timed_out=False)
-    prob, k = board_mask(image, models, params)
-    report["mask"] = (prob, k)                  # for a later check of another lock (vision.agricola.board)
+    looks = search_looks(report, params)
+    report.update(outlines=0, best=None, cut_short=False)
+    if report.get("mask_of") is image:
+        prob, k = report["mask"]                # the same photo searched on: its mask as it was
+    else:
+        prob, k = board_mask(image, models, params)
+        report.update(mask=(prob, k), mask_of=image)   # for a later check of another lock (vision.agricola.board)
     report["regions"] = len(outline_candidates(prob, params))
     found = _find(image, prob, k, models, params, report)
     for reach in params.wider_searches:
         if found is not None and found.lines >= params.sure_crossings:
             break
-        if time.process_time() > report["deadline"]:
-            report["timed_out"] = True
+        if looks.over:
+            report["cut_short"] = True
             break
         wider = _find(image, prob, k, models, replace(params, search_mm=reach), report)
         if wider is not None and wider.lines >= params.sure_crossings and (found is None or wider.score > found.score):
@@ -216,20 +278,24 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
 
 
 def not_found_reason(report: dict) -> str:
-    """One line saying what the search for the board did not find (``report`` from :func:`find_board`).
+    """One line saying what the search for the board did not find (``report`` from :func:`find_board`,
+    and :func:`vision.agricola.board.confirmed`'s ``report["grid"]``).
 
-    >>> not_found_reason({"regions": 0, "outlines": 0, "best": None, "timed_out": False})
+    >>> not_found_reason({"regions": 0, "outlines": 0, "best": None})
     'nothing board-like: no region looks like a farmyard board'
-    >>> not_found_reason({"regions": 1, "outlines": 6, "best": (9, 1.1), "timed_out": True})
-    'the 3 x 5 grid of spaces was not found (6 outlines tried, at best 9 of 24 fence-line crossings; gave up after the time allowed)'
+    >>> not_found_reason({"regions": 1, "outlines": 6, "best": (9, 1.1), "cut_short": True, "looks": Looks(60)})
+    "the 3 x 5 grid of fence lines was not seen (6 locks tried from the board model's outlines, at best 9 of 24 fence-line crossings; the search stopped at the 60 looks allowed)"
     """
     grid = f"; {report['grid']}" if report.get("grid") else ""
+    looks = report.get("looks")
+    stopped = (f"; the search stopped at the {looks.most} looks allowed"
+               if looks is not None and (report.get("cut_short") or looks.spent >= looks.most) else "")
     if not report.get("outlines"):
-        return "nothing board-like: no region looks like a farmyard board" + grid
+        return "nothing board-like: no region looks like a farmyard board" + grid + stopped
     best = report.get("best")
     crossings = f"at best {best[0]} of 24 fence-line crossings" if best else "no fence lines"
-    return (f"the 3 x 5 grid of spaces was not found ({report['outlines']} outlines tried, {crossings}"
-            + ("; gave up after the time allowed)" if report.get("timed_out") else ")") + grid)
+    return (f"the 3 x 5 grid of fence lines was not seen ({report['outlines']} locks tried from the board model's "
+            f"outlines, {crossings}{stopped}){grid}")
 
 
 def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels, params: FindBoard,
@@ -280,15 +346,17 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
     it, each looked at again closer; with ``grow``, only the outlines grown by these factors.
     ``mask`` is the photo's board probability and its scale (:func:`board_mask`), which a lock
     moved to a neighbouring set of fence lines must cover as well as the lock it replaces.
-    ``report`` (from :func:`find_board`) holds the search's deadline and is told what was tried."""
+    ``report`` (from :func:`find_board`) holds the search's :class:`Looks` and is told what was tried."""
     report = {} if report is None else report
-    deadline = report.get("deadline", math.inf)
+    looks = search_looks(report, params)
     # the photo brought down to about what the lock needs (a 12 MP photo is much finer)
     diagonal = max(float(np.linalg.norm(q[2] - q[0])) for q in regions)
-    work, kw = image, 1.0
     wanted = params.work_px_per_mm * math.hypot(AGRICOLA.width_mm, AGRICOLA.height_mm) / max(diagonal, 1.0)
-    if wanted < 0.75:
-        work, kw = shrink_to(image, wanted)
+    key = ("work", id(image), round(wanted, 6))
+    if key not in looks.memo:                   # the same photo searched on: the same copy, and its colours
+        work, kw = shrink_to(image, wanted) if wanted < 0.75 else (image, 1.0)
+        looks.memo[key] = work, kw, LockImage(work)
+    work, kw, view = looks.memo[key]
     to_work = np.array([[kw, 0, 0.5 * kw - 0.5], [0, kw, 0.5 * kw - 0.5], [0, 0, 1]])
     # a second look at each region, cut out of the photo: the board then fills the network's view
     quads, first_looks, second_looks = [], [], []
@@ -298,7 +366,10 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         m = (params.faint_look_margin if grow else params.second_look_margin) * max(x1 - x0, y1 - y0)
         x0, y0 = max(0, int(x0 - m)), max(0, int(y0 - m))
         x1, y1 = min(work.shape[1], int(x1 + m) + 1), min(work.shape[0], int(y1 + m) + 1)
-        prob2, k2 = board_mask(work[y0:y1, x0:x1], models, params)
+        key = ("second look", id(work), x0, y0, x1, y1, params.mask_long_side)
+        if key not in looks.memo:
+            looks.memo[key] = board_mask(work[y0:y1, x0:x1], models, params)
+        prob2, k2 = looks.memo[key]
         closer = outline_candidates(prob2, params)[:1]
         quads += [(q + 0.5) / k2 - 0.5 + np.float32([x0, y0]) for q in closer] or [quad]
         if closer:
@@ -316,35 +387,38 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
         # put back where the other three say, each in turn; tried after the outlines as found
         quads += [np.array([q[j - 1] + q[(j + 1) % 4] - q[(j + 2) % 4] if i == j else q[i] for i in range(4)],
                            np.float32) for q in quads[:1] for j in range(4)]
-    view = LockImage(work)
     mm = board_corners_mm()
-    best = None
+    # each outline with the board's long sides along its own longer pair of sides first (a half turn
+    # looks the same), and each turned a quarter only after all of them (an outline of part of the
+    # board, of another aspect): on the proxy's tuning photos no quarter turn led to a board that
+    # its outline as it lies did not, and tried in between they cost the later outlines their turn
+    tries = []
     for quad in quads:
-        if best is not None and time.process_time() > deadline:
-            report["timed_out"] = True
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        tries.append((quad, 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1))
+    tries += [(quad, 1 - r) for quad, r in tries]
+    best = None
+    for quad, r in tries:
+        if best is not None and looks.over:
+            report["cut_short"] = True
             break
         report["outlines"] = report.get("outlines", 0) + 1
-        # the board's long sides along the outline's longer pair of sides (a half turn looks the same)
-        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-        first = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
-        for r in (first, 1 - first):
-            h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
-            # past the deadline, an outline is locked in grey only (our print's slots)
-            locked, lines = lock_any_print(view, h, params, deadline)
-            if not lines and not np.allclose(locked, h):
-                # the far look moved the board part of the way (an outline off by more than the
-                # near looks reach): locked again from there
-                locked, lines = lock_any_print(view, locked, params, deadline)
-            if not lines:
-                locked = h
-            score = rectified_score(work, locked, params)
-            # a lock onto part of the board (its inner fence lines) or past it is kept only
-            # while nothing better is found
-            plausible = lines > 0 and _plausible(locked, h, params)
-            if best is None or (lines > 0, plausible, score) > (best.crossings > 0, best.plausible, best.score):
-                best = Lock(score, locked, lines, plausible, h)
-            if plausible and lines >= params.sure_crossings and score >= params.min_score:
-                break
+        h = cv2.getPerspectiveTransform(mm, np.roll(quad, -r, axis=0).astype(np.float32))
+        # with no looks left, an outline is locked in grey only (our print's slots)
+        locked, lines = lock_any_print(view, h, params, looks)
+        if not lines and not np.allclose(locked, h) and not looks.over:
+            # the far look moved the board part of the way (an outline off by more than the
+            # near looks reach): locked again from there
+            locked, lines = lock_any_print(view, locked, params, looks)
+        if not lines:
+            locked = h
+        # a lock onto no fence line is never read, nor searched on from: its contrast is not asked
+        score = scored(work, locked, params, looks) if lines else 0.0
+        # a lock onto part of the board (its inner fence lines) or past it is kept only
+        # while nothing better is found
+        plausible = lines > 0 and _plausible(locked, h, params)
+        if best is None or (lines > 0, plausible, score) > (best.crossings > 0, best.plausible, best.score):
+            best = Lock(score, locked, lines, plausible, h)
         if best.sure(params):
             break
     if params.neighbours and best.crossings > 0 and not (best.plausible and best.crossings >= params.sure_crossings):
@@ -353,12 +427,12 @@ def lock_outlines(image: np.ndarray, regions: list[np.ndarray], models: Agricola
             to_mask = np.array([[mask[1] / kw, 0, 0.5 * mask[1] / kw - 0.5], [0, mask[1] / kw, 0.5 * mask[1] / kw - 0.5],
                                 [0, 0, 1]])
             cover = lambda hw: mask_cover(mask[0], cv2.perspectiveTransform(mm[None], to_mask @ hw)[0], params)
-        best = _try_neighbours(view, work, best, params, cover, deadline)
+        best = _try_neighbours(view, work, best, params, cover, looks)
     if best.crossings and (report.get("best") is None or (best.crossings, best.score) > report["best"]):
         report["best"] = (best.crossings, round(best.score, 2))
     if best.score < params.min_score or best.crossings < params.min_read_crossings:
         return None          # a board not locked onto its fence lines is never read
-    locked, used, camera = as_a_camera_sees(view, best.h, best.crossings, params)
+    locked, used, camera = as_a_camera_sees(view, best.h, best.crossings, params, looks=looks)
     if not camera:
         report["camera"] = "the lock is one no camera makes (a grid stretched one way or bent), read all the same"
     h = np.linalg.inv(to_work) @ locked
@@ -408,7 +482,7 @@ def mask_cover(prob: np.ndarray, quad: np.ndarray, params: FindBoard = FIND) -> 
 
 
 def _try_neighbours(view, work: np.ndarray, best: "Lock", params: FindBoard = FIND,
-                    cover: Callable | None = None, deadline: float = math.inf) -> "Lock":
+                    cover: Callable | None = None, looks: Looks | None = None) -> "Lock":
     """A lock that is not sure, against the locks from its :func:`neighbour_moves`.
 
     The best neighbour that agrees on some crossings and keeps about its
@@ -426,12 +500,12 @@ def _try_neighbours(view, work: np.ndarray, best: "Lock", params: FindBoard = FI
         (score, h, *_), c0 = path[-1]
         step = None
         for move in neighbour_moves():
-            if time.process_time() > deadline:
+            if looks is not None and looks.over:
                 break
-            locked, found = lock_any_print(view, h @ move, params, deadline)
+            locked, found = lock_any_print(view, h @ move, params, looks)
             if not found or not _plausible(locked, outline, params):
                 continue
-            s = rectified_score(work, locked, params)
+            s = scored(work, locked, params, looks)
             if s <= score or (step is not None and s <= step[0].score):
                 continue
             c = covered(locked)
@@ -542,25 +616,43 @@ def _robust_affine(lines: dict, g: AgricolaBoard) -> np.ndarray | None:
 
 
 def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
-                   deadline: float = math.inf) -> tuple[np.ndarray, int]:
+                   looks: Looks | None = None) -> tuple[np.ndarray, int]:
     """:func:`lock_to_grid` on our print's 6 mm slots in the grey; where that is not sure
     (:attr:`FindBoard.sure_crossings`), again on slots, paths and sticks of every width in
     :attr:`FindBoard.slot_widths_mm`, in colour (:class:`LockImage`), the lock agreeing on more
-    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR). Past the search's
-    ``deadline`` (process time), the grey lock is all: the search is over, and the second look
-    would only make a board not found cost more."""
+    crossings kept. ``image`` is a :class:`LockImage` or a photo (grey or BGR). The looks at the
+    fence lines are spent from the search's ``looks``; with none left, the grey lock is all: the
+    search is over, and the second look would only make a board not found cost more. A lock
+    made before in the same search (:attr:`Looks.memo`) is not made again."""
     view = image if isinstance(image, LockImage) else LockImage(image)
-    locked, lines = lock_to_grid(view.gray, h_mm_to_img, params)
+    memo = {} if looks is None else looks.memo
+    key = ("lock", id(view), np.asarray(h_mm_to_img, np.float64).tobytes(), params)
+    if key + ("grey",) not in memo:
+        memo[key + ("grey",)] = lock_to_grid(view.gray, h_mm_to_img, params, looks=looks)
+    locked, lines = memo[key + ("grey",)]
     if not params.slot_widths_mm or lines >= (params.sure_crossings if params.lock_colour else params.min_crossings):
         return locked, lines
-    if time.process_time() > deadline:
-        return locked, lines
-    wide, wide_lines = lock_to_grid(view.in_colour(params), h_mm_to_img, params, widths_mm=params.slot_widths_mm)
+    if key + ("colour",) not in memo:
+        if looks is not None and looks.over:
+            return locked, lines
+        memo[key + ("colour",)] = lock_to_grid(view.in_colour(params), h_mm_to_img, params,
+                                               widths_mm=params.slot_widths_mm, looks=looks)
+    wide, wide_lines = memo[key + ("colour",)]
     return (wide, wide_lines) if wide_lines > lines else (locked, lines)
 
 
+def scored(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND, looks: Looks | None = None) -> float:
+    """:func:`rectified_score`, kept in the search's :attr:`Looks.memo` (a lock scored once)."""
+    if looks is None:
+        return rectified_score(image, h_mm_to_img, params)
+    key = ("score", id(image), np.asarray(h_mm_to_img, np.float64).tobytes(), params.lock_px_per_mm)
+    if key not in looks.memo:
+        looks.memo[key] = rectified_score(image, h_mm_to_img, params)
+    return looks.memo[key]
+
+
 def as_a_camera_sees(view: "LockImage", h_mm_to_img: np.ndarray, used: int, params: FindBoard = FIND,
-                     g: AgricolaBoard = AGRICOLA) -> tuple[np.ndarray, int, bool]:
+                     g: AgricolaBoard = AGRICOLA, looks: Looks | None = None) -> tuple[np.ndarray, int, bool]:
     """A lock (``used`` crossings agreeing) checked against what a camera can see
     (:func:`seen_by_a_camera`): returns the lock, its crossings, and whether a camera sees it so.
 
@@ -575,7 +667,7 @@ def as_a_camera_sees(view: "LockImage", h_mm_to_img: np.ndarray, used: int, para
     size = view.gray.shape[1], view.gray.shape[0]
     if not params.camera_check or used < params.min_crossings or seen_by_a_camera(h_mm_to_img, size, params, g):
         return h_mm_to_img, used, True
-    refit = camera_lock(view.in_colour(params), h_mm_to_img, params, g, params.slot_widths_mm)
+    refit = camera_lock(view.in_colour(params), h_mm_to_img, params, g, params.slot_widths_mm, looks=looks)
     if (refit is not None and refit[1] >= max(params.min_crossings, used - params.camera_slack)
             and crossings_moved(np.linalg.inv(h_mm_to_img) @ refit[0]) <= params.search_mm):
         return refit[0], refit[1], True
@@ -719,7 +811,7 @@ def camera_fit(nominal: np.ndarray, pts: np.ndarray, size: tuple, h_mm_to_img: n
 
 
 def camera_lock(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA,
-                widths_mm: tuple = (), rounds: int = 3) -> tuple[np.ndarray, int] | None:
+                widths_mm: tuple = (), rounds: int = 3, looks: Looks | None = None) -> tuple[np.ndarray, int] | None:
     """The lock refitted as a camera's: the fence lines looked for near where ``h_mm_to_img`` puts
     them, their crossings fitted by the camera most of them agree with (:func:`camera_fit`), and
     again from there (``rounds`` times). A line taken at a wrong edge, that bent or stretched the
@@ -729,7 +821,7 @@ def camera_lock(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = 
     size = image.shape[1], image.shape[0]
     h, agree = h_mm_to_img, None
     for _ in range(rounds):
-        lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g)
+        lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g, looks=looks)
         nominal, found = map(np.array, _crossing_pairs(lines, g))
         if len(nominal) < params.min_crossings:
             break
@@ -741,7 +833,7 @@ def camera_lock(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = 
 
 
 def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
-                 g: AgricolaBoard = AGRICOLA, widths_mm: tuple = ()) -> tuple[np.ndarray, int]:
+                 g: AgricolaBoard = AGRICOLA, widths_mm: tuple = (), looks: Looks | None = None) -> tuple[np.ndarray, int]:
     """Correct a board homography by its fence lines; returns it and the crossings that agreed (0: none).
 
     On the board rectified by the homography, each fence slot shows as two
@@ -755,7 +847,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
     ``widths_mm`` adds pairs of edges this far apart (other prints' paths,
     fence sticks) to the 6 mm slot. Last, where some crossings
     disagree, the outer lines are looked for again where the inner ones put them
-    (:func:`_outer_from_inner`).
+    (:func:`_outer_from_inner`). Each look at the fence lines is spent from ``looks``, when given.
     """
     ds = half_widths_px((params.slot_mm, *widths_mm), params.lock_px_per_mm)
     # other prints: their own margins (the outer lines may lie further out than the outline says),
@@ -767,7 +859,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         reach = params.search_mm if step == 0 else params.near_mm if step > 1 else (params.search_mm + params.near_mm) / 2
         max_slope = params.max_slope if step < 2 else params.max_slope / 3
         lines = fence_lines(image, h, ds, reach, max_slope, params, g,
-                            outward=params.first_outward_mm if step == 0 and other else params.outward_mm)
+                            outward=params.first_outward_mm if step == 0 and other else params.outward_mm, looks=looks)
         if step == 0:
             # the first, far look corrects only the board's place, size and turn, each the median of
             # what the lines say: a line or two taken for an edge beside them do not move it
@@ -784,7 +876,7 @@ def lock_to_grid(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard =
         if moved < params.settled_mm:
             break
     if 0 < used < params.outer_check_below:
-        h, used = _outer_from_inner(image, h, used, ds, params, g, median=other)
+        h, used = _outer_from_inner(image, h, used, ds, params, g, median=other, looks=looks)
     return h, used
 
 
@@ -840,12 +932,15 @@ def edge_strength(rect: np.ndarray, params: FindBoard = FIND) -> tuple[np.ndarra
 
 
 def fence_lines(image: np.ndarray, h: np.ndarray, ds: list[int], reach: float, max_slope: float,
-                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA, outward: float | None = None) -> dict:
+                params: FindBoard = FIND, g: AgricolaBoard = AGRICOLA, outward: float | None = None,
+                looks: Looks | None = None) -> dict:
     """The fence lines found on the board rectified by ``h`` (board mm -> ``image``'s pixels;
     ``image`` the photo as the lock looks at it, :class:`LockImage`), each looked for ``reach`` mm
     around where ``h`` puts it: ``(axis, i) -> (at, offset, slope, centre)`` in board mm, for the
     lines whose response stands out (:attr:`FindBoard.min_peak`). The outer lines are looked for ``outward`` mm outwards
-    (:attr:`FindBoard.outward_mm` unless given)."""
+    (:attr:`FindBoard.outward_mm` unless given). One look, spent from ``looks`` when given."""
+    if looks is not None:
+        looks.spend()
     s = params.lock_px_per_mm
     outward = params.outward_mm if outward is None else outward
     rect = cv2.GaussianBlur(warp(image, h, g.width_mm, g.height_mm, s), (0, 0), 1.0)
@@ -937,7 +1032,7 @@ def _median_fit(nominal: np.ndarray, found: np.ndarray, params: FindBoard = FIND
 
 
 def _outer_from_inner(image: np.ndarray, h: np.ndarray, used: int, ds: list[int], params: FindBoard = FIND,
-                      g: AgricolaBoard = AGRICOLA, median: bool = False) -> tuple[np.ndarray, int]:
+                      g: AgricolaBoard = AGRICOLA, median: bool = False, looks: Looks | None = None) -> tuple[np.ndarray, int]:
     """The lock checked from the inside out: the outer fence lines looked for again where the
     inner ones put them.
 
@@ -949,7 +1044,7 @@ def _outer_from_inner(image: np.ndarray, h: np.ndarray, used: int, ds: list[int]
     the outer lines are looked for near where that puts them, and the lock
     that more crossings agree with is kept.
     """
-    lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g)
+    lines = fence_lines(image, h, ds, params.near_mm, params.max_slope / 3, params, g, looks=looks)
     nominal, found = _crossing_pairs(lines, g, inner=True)
     if len(nominal) < params.min_inner_crossings:
         return h, used
@@ -961,7 +1056,7 @@ def _outer_from_inner(image: np.ndarray, h: np.ndarray, used: int, ds: list[int]
         return h, used
     again = h @ inner
     for _ in range(2):
-        fitted = _fit_crossings(fence_lines(image, again, ds, params.near_mm, params.max_slope / 3, params, g),
+        fitted = _fit_crossings(fence_lines(image, again, ds, params.near_mm, params.max_slope / 3, params, g, looks=looks),
                                 params.near_mm, params, g, median)
         if fitted is None:
             return h, used

@@ -52,11 +52,16 @@ class FindBoard:
     min_read_crossings: int = 12     # a board read agrees with at least this many of the 24 crossings
     outer_check_below: int = 22      # a lock with fewer crossings agreeing has its outer lines checked ...
     min_inner_crossings: int = 6     # ... from the inner lines' crossings (of 8), where this many are found
-    lock_seconds: float = 0.3        # the lock onto the board model's outlines gives up after this much CPU time at
-    #                                  first; then the grid of fence lines is looked for (vision.agricola.board),
-    #                                  and only where that finds no sure board does the lock search on, until ...
-    max_seconds: float = 1.8         # ... this much CPU time in all, the grid's search apart (the calibrated search,
-    #                                  the set's colours, too); then the reader says in one line what it missed
+    # the search's budget, in looks at the fence lines (vision.agricola.locate.Looks: the board rectified
+    # where a lock puts it and its 10 lines searched, 10-20 ms of CPU), so that a hard photo costs a bounded,
+    # repeatable amount whatever the load; the lock begun when the last look is spent is finished (16 at most)
+    short_looks: int = 24            # the lock onto the board model's outlines at first; then the grid of fence
+    #                                  lines is looked for (vision.agricola.board, BoardSearch.grid_looks), and only
+    #                                  where that finds no sure board does the lock search on, until ...
+    max_looks: int = 96              # ... this many looks in all; then the reader says in one line what it missed
+    another_looks: int = 8           # the search for another farmyard beside one read (the lock only)
+    max_seconds: float = 1.8         # the calibration's own searches (vision.agricola.calibration) stop after this much
+    #                                  CPU time too (their report's "deadline")
     camera_check: bool = True        # a lock no camera could see (a grid stretched one way, a corner bent) is refitted:
     camera_focal_35mm: tuple = (18.0, 70.0)  # ... a camera of square pixels, of this focal length (35 mm equivalent) ...
     camera_focal_steps: int = 96     # ... tried at this many focal lengths (a fit, at every eighth), its principal point at the photo's centre or

@@ -26,10 +26,14 @@ The stages, each with its parameters in one dataclass at the top:
    (:class:`vision.agricola.locate.LockImage`), the crossings fitted by
    their least median. A board is accepted when its spaces' edges
    stand out (:func:`structure_score`, :attr:`FindBoard.min_score`). The
-   search is short at first (:attr:`FindBoard.lock_seconds`): a lock that is
-   not sure is weighed against the board found from the grid of fence lines
-   alone (:func:`vision.agricola.board.confirm_board`), and only where neither
-   is sure does the lock search on (:attr:`FindBoard.max_seconds`).
+   search is short at first (:attr:`FindBoard.short_looks` looks at the fence
+   lines): a lock that is not sure is weighed against the board found from the
+   grid of fence lines alone (:func:`vision.agricola.board.confirm_board`), and
+   only where neither is sure does the lock search on, until the search has
+   spent :attr:`FindBoard.max_looks` looks in all
+   (:class:`vision.agricola.locate.Looks`: a count, so a hard photo costs a
+   bounded time and is read the same at any load). A photo whose board is not
+   found within them is refused in one line saying what was not seen.
 3. **Rectify and cut** (:func:`cut_spaces`, :func:`cut_fences`). The board is
    warped onto :data:`vision.geometry.AGRICOLA`'s frame; each space is cut
    from fence line to fence line, each fence edge as a strip along its slot
@@ -72,7 +76,6 @@ Every key may be left out; the names are those of the farm's JSON form
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 
 import cv2
@@ -85,9 +88,9 @@ from vision.geometry import AGRICOLA
 from vision.agricola.assemble import assemble_farm, space_text, turn_readings, upright
 from vision.agricola.cut import (board_white, cut_fences, cut_spaces, meadow_white, normalise_colour,
                                  rectify_board, shrink, stick_fences)
-from vision.agricola.locate import find_board, not_found_reason
+from vision.agricola.locate import Looks, find_board, not_found_reason
 from vision.agricola.offboard import check_off_board, off_board_values, side_values
-from vision.agricola.params import ASSEMBLE, FIND, AgricolaModels, MODELS
+from vision.agricola.params import ASSEMBLE, FIND, AgricolaModels, FindBoard, MODELS
 from vision.agricola.windows import fence_window, space_window
 from vision.reading import GameReader
 
@@ -142,13 +145,16 @@ def label_counts(model) -> dict[str, list]:
 
 
 def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=None, another: bool = False,
-                    search: dict | None = None):
+                    search: dict | None = None, params: FindBoard = FIND):
     """The farmyard board to read in a BGR photo (:class:`vision.agricola.locate.Found`), or None.
 
     With a calibration's colour ``table``, its search first (the set's meadow and paths). Then the
     board model's lock, short at first, weighed against the grid of fence lines and searched on
     where neither is sure (:func:`vision.agricola.board.confirm_board`); ``another``: the lock
-    only. ``search`` (a dict) is told what was tried, for :func:`not_found_reason`.
+    only. ``search`` (a dict) is told what was tried, for :func:`not_found_reason`, and holds the
+    search's count of looks at the fence lines (``search["looks"]``, :class:`vision.agricola.locate.Looks`):
+    at most :attr:`FindBoard.max_looks` in all (:attr:`FindBoard.another_looks` for ``another``),
+    the first :attr:`FindBoard.short_looks` for the lock alone.
     """
     from vision.agricola.board import confirm_board
     from vision.agricola.calibration import find_board_calibrated
@@ -157,12 +163,16 @@ def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=No
     found = find_board_calibrated(image, table) if table is not None else None
     longer = None
     if found is None:
-        start = time.process_time()
-        found = find_board(image, models, report=search)
-        spent = time.process_time() - start
-        # the longer search has what the first left of FindBoard.max_seconds (the grid's search has its own)
-        longer = lambda: find_board(image, models, replace(FIND, lock_seconds=max(FIND.lock_seconds, FIND.max_seconds - spent)),
-                                    report=search)
+        # one count of looks at the fence lines for the whole search (FindBoard.max_looks): the lock is
+        # short at first, the grid's search has its share, and the longer lock takes up what is left
+        looks = search["looks"] = Looks(params.another_looks if another else params.max_looks)
+        if not another:
+            looks.allow(params.short_looks)
+        found = find_board(image, models, params, report=search)
+
+        def longer():
+            looks.allow()
+            return find_board(image, models, params, report=search)
     return confirm_board(image, found, search, grid=not another, search_on=longer)
 
 
