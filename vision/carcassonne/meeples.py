@@ -81,6 +81,10 @@ class MeepleFinding:
     #                                 81.6%; our own art (100 photos of seed 1) read as before. Squares read as empty
     #                                 are left out: on our own art the meeples there are spare ones on the table
     #                                 (27 squares of those 100 photos; on the proxy 30 were tiles, 10 the table)
+    empty_under: bool = True        # a square read as empty beside the layout, with such a sure meeple on it, that tile
+    #                                 presence (:func:`vision.carcassonne.presence.tile_presence`) finds a tile in, is a
+    #                                 tile: the tile model did not know its art (tuning seeds 101 / 102, uncalibrated);
+    #                                 on our own art such squares are spare meeples on the table, apart from the layout
 
 
 @dataclass(frozen=True)
