@@ -189,3 +189,13 @@ def test_on_a_proxy_photo_the_meeples_on_islands_are_found(tmp_path):
     assert len(want.meeples) == 25
     assert islands >= before + 4 and islands >= 19
     assert now >= islands + 2 and now >= 21
+
+
+@pytest.mark.parametrize("rounds, tiles", [(1, 4), (3, 5)])
+def test_a_square_beside_a_tile_so_made_is_asked_in_the_next_round(rounds, tiles):
+    """Two squares of unknown art in a row beside the layout, each with a meeple: the second is beside the
+    layout only once the first is a tile."""
+    cells = meeple_beside_layout()
+    cells[(4, 0)] = cells[(3, 0)]
+    a = read(cells, params=replace(MEEPLES, empty_under=rounds), present=presence_at((3, 0), (4, 0)))
+    assert len(a.layout.tiles) == tiles and len(a.layout.meeples) == tiles - 3

@@ -141,11 +141,16 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     under = tiles_under_meeples(cells, main, tiled, meeple_params, poses, solid) if main else set()
     main = with_meeples(groups, under)
     # a meeple stands on a tile whose art the tile model did not know, where the table's colours say a tile
-    made = empty_under_meeples(cells, main, tiled, meeple_params, poses, solid, present) if main else set()
+    # (again beside the tiles so made, for :attr:`MeepleFinding.empty_under` rounds)
+    made: set = set()
     evidence = groups[0] if groups else set()
-    if made:
-        cells = {**cells, **{sq: (_as_tile(cells[sq][0], empty), *cells[sq][1:]) for sq in made}}
-        tiled = tiled | made
+    for _ in range(int(meeple_params.empty_under)):
+        more = empty_under_meeples(cells, main, tiled, meeple_params, poses, solid, present) if main else set()
+        if not more:
+            break
+        made |= more
+        cells = {**cells, **{sq: (_as_tile(cells[sq][0], empty), *cells[sq][1:]) for sq in more}}
+        tiled = tiled | more
         groups = _components(tiled)
         main = with_meeples(groups, under | made)
     cands = {}
