@@ -102,7 +102,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
                     poses: Callable | None = None, unlike_art: Callable | None = None,
                     new_to_art: Callable | None = None, regions: Regions | None = None,
                     solid: Callable | None = None, colours: Callable | None = None,
-                    shapes: Callable | None = None, review: Review = REVIEW) -> Assembled:
+                    shapes: Callable | None = None, review: Review = REVIEW,
+                    present: Callable | None = None) -> Assembled:
     """Build the layout from the read squares (square -> (probabilities, meeple map, ...)).
 
     The squares whose best reading is a tile and that hang together with
@@ -123,7 +124,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     (the parts' shape fitted to the user's own art: :func:`vision.carcassonne.calibration.art_regions`),
     where given, says which feature a meeple stands on (else :attr:`MeepleFinding.regions`, else ``REGIONS``).
     An island of tiles with a sure meeple on it is part of the layout (:func:`tiles_under_meeples`,
-    :func:`with_meeples`). ``colours`` (lattice points -> each piece's colour
+    :func:`with_meeples`); so is a square read as empty beside it with a sure meeple on it where ``present``
+    (squares -> ``(N,)`` bool: whether each holds a tile by what every set shares,
+    :func:`vision.carcassonne.presence.tile_presence`) finds a tile (:func:`empty_under_meeples`; flagged).
+    ``colours`` (lattice points -> each piece's colour
     from the photo's pixels, :func:`vision.carcassonne.meeples.piece_colours`) and ``shapes`` (its outline's,
     :func:`vision.carcassonne.meeples.piece_shapes`) are asked by the judge.
     The elements to review are flagged by ``review`` (:func:`review_flags`).
@@ -136,6 +140,19 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     # a meeple stands on a tile, whatever the tile model makes of its art
     under = tiles_under_meeples(cells, main, tiled, meeple_params, poses, solid) if main else set()
     main = with_meeples(groups, under)
+    # a meeple stands on a tile whose art the tile model did not know, where the table's colours say a tile
+    # (again beside the tiles so made, for :attr:`MeepleFinding.empty_under` rounds)
+    made: set = set()
+    evidence = groups[0] if groups else set()
+    for _ in range(int(meeple_params.empty_under)):
+        more = empty_under_meeples(cells, main, tiled, meeple_params, poses, solid, present) if main else set()
+        if not more:
+            break
+        made |= more
+        cells = {**cells, **{sq: (_as_tile(cells[sq][0], empty), *cells[sq][1:]) for sq in more}}
+        tiled = tiled | more
+        groups = _components(tiled)
+        main = with_meeples(groups, under | made)
     cands = {}
     for sq in main:
         p = cells[sq][0]
@@ -144,10 +161,10 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     decoded = decode_layout(cands, params=decode)
     # whether the photo shows a layout at all is judged without the islands (another game's board has its
     # "meeples" too: an Avenue sheet's islands of road "tiles" read with one gave it the city it lacked)
-    as_decoded = groups[0] if under else main
+    as_decoded = evidence if under or made else main
     if decode.misfit_edges and main:
         kept = without_misfits(main, decoded.tiles, decode.misfit_edges)
-        main = with_meeples(_components(kept), under) if kept else set()
+        main = with_meeples(_components(kept), under | made) if kept else set()
     if not main:
         return Assembled(rules.Layout((), (), tuple(track), layout_rules or rules.Rules()), {}, [], [], {}, (0, 0), {})
     x0 = min(x for x, _ in main)
@@ -171,6 +188,8 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
     else:
         seen_all = _seen_meeples(cells, main, decoded.tiles, meeple_params, poses, unlike_art, solid, notes=notes)
     cues = tile_cues(cells, main, labels, cands, decoded, notes.get("missed", ()), name)
+    for sq in made & main:
+        cues[name(sq)]["made"] = 1.0
     for i, seen in enumerate(seen_all):
         (x, y), (tile, rotation) = seen.square, decoded.tiles[seen.square]
         g = regions if regions is not None else meeple_params.regions or REGIONS
@@ -237,7 +256,8 @@ def _square_doubt(c: dict, review: Review) -> str | None:
         why = ["read as a tile that does not join the layout" if c["island"] else
                "a tile may be missed here" if c["empty"] < review.empty_below else None]
     else:
-        why = ["changed to fit its neighbours" if c["changed"] else None,
+        why = ["read as empty; a meeple on it and the table's colours say a tile" if c.get("made") else None,
+               "changed to fit its neighbours" if c["changed"] else None,
                "its edges do not fit a neighbour's" if c["misfits"] else None,
                "unsure which tile" if c["p"] < review.tile_below else None,
                "pennant or not?" if c["twin"] > review.twin_above else None]
@@ -364,16 +384,64 @@ def tiles_under_meeples(cells: dict, main: set, tiled: set, params: MeepleFindin
     >>> tiles_under_meeples(cells, {(0, 0)}, {(0, 0)}, MEEPLES, sure, flat)     # a meeple on the table
     set()
     """
-    if not params.tile_under or poses is None or solid is None:
+    if not params.tile_under:
+        return set()
+    return sure_meeple_squares(cells, tiled - main, params, poses, solid)
+
+
+def empty_under_meeples(cells: dict, main: set, tiled: set, params: MeepleFinding, poses: Callable | None,
+                        solid: Callable | None, present: Callable | None) -> set:
+    """The squares read as empty (not in ``tiled``) beside the layout ``main`` that a meeple surely stands on
+    (as in :func:`tiles_under_meeples`) and that ``present`` (squares -> ``(N,)`` bool) finds a tile in
+    (:attr:`MeepleFinding.empty_under`): a tile of art the tile model never saw. Beside the layout only: on
+    our own art the sure meeples on squares read as empty are spare ones on the table, apart from it.
+
+    >>> none = np.zeros((11, 12, 12)); none[0] = 1
+    >>> one = none.copy(); one[0, 5:7, 5:7] = 0.1; one[5, 5:7, 5:7] = 0.9        # a green meeple standing
+    >>> cells = {(0, 0): (None, none), (1, 0): (None, one), (3, 0): (None, one)}
+    >>> sure = lambda at: (np.tile([0.01, 0.9, 0.09], (len(at), 1)), np.zeros((len(at), 2)))
+    >>> flat = lambda at: np.full(len(at), 0.05)
+    >>> tile = lambda squares: np.ones(len(squares), bool)
+    >>> empty_under_meeples(cells, {(0, 0)}, {(0, 0)}, MEEPLES, sure, flat, tile)   # (3, 0) is apart
+    {(1, 0)}
+    >>> empty_under_meeples(cells, {(0, 0)}, {(0, 0)}, MEEPLES, sure, flat, lambda squares: np.zeros(len(squares), bool))
+    set()
+    """
+    if not params.empty_under or present is None:
+        return set()
+    beside = {sq for sq in cells if sq not in tiled and any(rules.neighbour(sq, e) in main for e in rules.EDGES)}
+    sure = sure_meeple_squares(cells, beside, params, poses, solid)
+    if not sure:
+        return set()
+    squares = sorted(sure, key=lambda s: (s[1], s[0]))
+    return {sq for sq, tile in zip(squares, present(squares)) if tile}
+
+
+def sure_meeple_squares(cells: dict, squares: set, params: MeepleFinding, poses: Callable | None,
+                        solid: Callable | None) -> set:
+    """Those of ``squares`` that a meeple surely stands on: a peak of the meeple map there at least
+    :attr:`MeepleFinding.min_peak` (each meeple once over all of ``cells``, :func:`across_seams`), that the
+    meeple model (``poses``) gives under :attr:`MeepleFinding.not_a_meeple` of "no meeple", on a solid piece
+    (``solid``: the flattest patch of one colour at least :attr:`MeepleFinding.painted_below`)."""
+    if poses is None or solid is None or not squares:
         return set()
     seen = across_seams(map_peaks(cells, set(cells), params), params)
-    off = [m for m in seen if m.square not in main and m.square in tiled]
+    off = [m for m in seen if m.square in squares]
     if not off:
         return set()
     at = np.array([m.at for m in off])
     pose, _ = poses(at)
     area = solid(at)
     return {m.square for m, p, a in zip(off, pose, area) if p[0] < params.not_a_meeple and a >= params.painted_below}
+
+
+def _as_tile(p: np.ndarray, empty: int) -> np.ndarray:
+    """A square's probabilities with ``empty`` taken away (the rest scaled up): a tile is there."""
+    rest = p.copy()
+    rest[empty] = 0.0
+    rest /= max(float(rest.sum()), 1e-12)
+    rest[empty] = 0.01
+    return rest / rest.sum()
 
 
 def with_meeples(groups: list[set], under: set) -> set:

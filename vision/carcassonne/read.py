@@ -83,7 +83,8 @@ READ = Read()
 
 
 def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
-                params: Lattice = LATTICE, presence: bool | None = None, brief: bool = False):
+                params: Lattice = LATTICE, presence: bool | None = None, brief: bool = False,
+                notes: dict | None = None):
     """Find the lattice and read its squares: ``(fit, cells)``, or ``(None, {})`` when no layout shows.
 
     While no lattice found has squares that the tile model takes for tiles,
@@ -109,8 +110,13 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     ``brief``: only the first way of finding lines is tried, on the whole layout map; where its
     squares do not look like tiles, :class:`vision.reading.SearchCut` is raised rather than
     searching on (a reader asked briefly while the game is being detected).
+
+    ``notes``, where given, is told the layout map (``"layout_map"``) and whether tile presence read the
+    squares (``"presence"``): the meeple stage asks presence of the squares beside the layout.
     """
     first = layout_map(image, layout_model, params)
+    if notes is not None:
+        notes.update(layout_map=first, presence=False)
     chosen = None
     mine = model.calibration is not None and model.calibration.method == "exemplars"
     accept = params.calibrated_accept if mine and params.by_likeness else params.accept
@@ -159,6 +165,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     if presence is None:         # by default with a calibration only (see the docstring)
         presence = model.calibration is not None
     present = tile_presence(image, first) if presence else None
+    if notes is not None:
+        notes["presence"] = bool(presence)
     cells = read_cells(image, fit, model, params, presence=present)
     empty = model.labels.index(EMPTY)
     for _ in range(params.refits):
@@ -288,8 +296,9 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         raise UserError(source, f"edition: {e}") from None
     calib = load_calibration(calibration)
     model = TileModel(models.tiles, calib)
+    seen: dict = {}
     try:
-        fit, cells = read_layout(image, model, models.layout, clock, brief=brief)
+        fit, cells = read_layout(image, model, models.layout, clock, brief=brief, notes=seen)
     except SearchCut as cut:
         raise LookedBriefly.naming(source, f"no Carcassonne layout found in {source} ({cut})") from None
     if fit is None:
@@ -318,6 +327,15 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
     def foreign(squares, at):
         """How far the photo's patch at ``at`` is from every patch of the user's art."""
         return new_to_art(calib, views(squares), at)
+
+    present = None
+    if not seen.get("presence") and seen.get("layout_map") is not None:
+        # (where presence read the squares, it found no tile in those read as empty)
+        def present(squares):
+            """Whether each square holds a tile by :func:`tile_presence` (the table's colours learnt when first asked)."""
+            if "by_table" not in seen:
+                seen["by_table"] = tile_presence(image, seen["layout_map"])
+            return seen["by_table"](cut_tiles(image, fit.cell_to_image, squares), fit.cell_to_image, squares)
     assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
                                 decode=CALIBRATED_DECODE if mine else DECODE,
                                 meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
@@ -326,7 +344,7 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
                                 regions=art_regions(calib) if mine and READ.art_regions else None,
                                 solid=lambda at: flat_patches(image, fit.cell_to_image, at),
                                 colours=lambda at: piece_colours(image, fit.cell_to_image, at),
-                                shapes=lambda at: piece_shapes(image, fit.cell_to_image, at))
+                                shapes=lambda at: piece_shapes(image, fit.cell_to_image, at), present=present)
     if not assembled.layout.tiles:
         raise _not_found(source)
     # another game's board: refused (judged on the tiles as decoded, before any misfit was dropped)
