@@ -10,7 +10,8 @@ from typing import Callable
 import numpy as np
 
 from scoring import carcassonne as rules
-from vision.carcassonne.decode import DECODE, Decode, EMPTY, canonical_rotation, decode_layout, parse_label, twin_share
+from vision.carcassonne.decode import (DECODE, Decode, EMPTY, canonical_rotation, decode_layout, parse_label,
+                                       twin_share, without_empty)
 from vision.carcassonne.meeples import MEEPLES, MeepleFinding, MeepleJudge, SeenMeeple, across_seams, find_meeples
 from vision.carcassonne.regions import REGIONS, Regions, feature_at
 
@@ -149,7 +150,7 @@ def assemble_layout(cells: dict, labels: list[str], track=(), layout_rules: rule
         if not more:
             break
         made |= more
-        cells = {**cells, **{sq: (_as_tile(cells[sq][0], empty), *cells[sq][1:]) for sq in more}}
+        cells = {**cells, **{sq: (without_empty(cells[sq][0], empty), *cells[sq][1:]) for sq in more}}
         tiled = tiled | more
         groups = _components(tiled)
         main = with_meeples(groups, under | made)
@@ -433,15 +434,6 @@ def sure_meeple_squares(cells: dict, squares: set, params: MeepleFinding, poses:
     pose, _ = poses(at)
     area = solid(at)
     return {m.square for m, p, a in zip(off, pose, area) if p[0] < params.not_a_meeple and a >= params.painted_below}
-
-
-def _as_tile(p: np.ndarray, empty: int) -> np.ndarray:
-    """A square's probabilities with ``empty`` taken away (the rest scaled up): a tile is there."""
-    rest = p.copy()
-    rest[empty] = 0.0
-    rest /= max(float(rest.sum()), 1e-12)
-    rest[empty] = 0.01
-    return rest / rest.sum()
 
 
 def with_meeples(groups: list[set], under: set) -> set:

@@ -13,7 +13,7 @@ import numpy as np
 
 from scoring import carcassonne as rules
 from vision.carcassonne.cut import CUT, Cut, _apply, cut_tiles, local_cell_px, normalise_tiles
-from vision.carcassonne.decode import EMPTY, canonical_rotation, parse_label
+from vision.carcassonne.decode import EMPTY, canonical_rotation, parse_label, without_empty
 from vision.carcassonne.lattice import LATTICE, Lattice, LatticeFit, _session, refine_lattice, relattice
 
 if TYPE_CHECKING:
@@ -302,11 +302,7 @@ def _present(probs: np.ndarray, present: np.ndarray, empty: int) -> np.ndarray:
     probs = probs.copy()
     fix = present & (probs[:, empty] >= 0.5)
     if fix.any():
-        rest = probs[fix].copy()
-        rest[:, empty] = 0.0
-        rest /= np.maximum(rest.sum(1, keepdims=True), 1e-12)
-        rest[:, empty] = 0.01
-        probs[fix] = rest / rest.sum(1, keepdims=True)
+        probs[fix] = without_empty(probs[fix], empty)
     return probs
 
 

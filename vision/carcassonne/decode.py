@@ -11,6 +11,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
+import numpy as np
+
 from scoring import carcassonne as rules
 
 
@@ -43,6 +45,20 @@ CALIBRATED_DECODE = Decode(misfit_edges=2)
 
 #: The classifier's labels: a lattice cell is empty, or a tile type and its rotation.
 EMPTY = "empty"
+
+
+def without_empty(probs: np.ndarray, empty: int) -> np.ndarray:
+    """Probabilities (over the last axis) of a square known to hold a tile: ``empty`` taken away and the
+    rest scaled up, ``empty`` left at 0.01 so that the readings stay a distribution.
+
+    >>> without_empty(np.array([0.8, 0.15, 0.05]), 0).round(3).tolist()
+    [0.01, 0.743, 0.248]
+    """
+    rest = np.array(probs, copy=True)
+    rest[..., empty] = 0.0
+    rest /= np.maximum(rest.sum(-1, keepdims=True), 1e-12)
+    rest[..., empty] = 0.01
+    return rest / rest.sum(-1, keepdims=True)
 
 
 def tile_labels(catalogue: dict | None = None) -> list[str]:
