@@ -626,7 +626,8 @@ def lock_any_print(image, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
     made before in the same search (:attr:`Looks.memo`) is not made again."""
     view = image if isinstance(image, LockImage) else LockImage(image)
     memo = {} if looks is None else looks.memo
-    key = ("lock", id(view), np.asarray(h_mm_to_img, np.float64).tobytes(), params)
+    # keyed by the view itself, not its id: the key keeps it alive, so no later view takes its id
+    key = ("lock", view, np.asarray(h_mm_to_img, np.float64).tobytes(), params)
     if key + ("grey",) not in memo:
         memo[key + ("grey",)] = lock_to_grid(view.gray, h_mm_to_img, params, looks=looks)
     locked, lines = memo[key + ("grey",)]
@@ -646,9 +647,9 @@ def scored(image: np.ndarray, h_mm_to_img: np.ndarray, params: FindBoard = FIND,
     if looks is None:
         return rectified_score(image, h_mm_to_img, params)
     key = ("score", id(image), np.asarray(h_mm_to_img, np.float64).tobytes(), params.lock_px_per_mm)
-    if key not in looks.memo:
-        looks.memo[key] = rectified_score(image, h_mm_to_img, params)
-    return looks.memo[key]
+    if key not in looks.memo:       # the image kept with its score: no later image takes its id while the memo lives
+        looks.memo[key] = image, rectified_score(image, h_mm_to_img, params)
+    return looks.memo[key][1]
 
 
 def as_a_camera_sees(view: "LockImage", h_mm_to_img: np.ndarray, used: int, params: FindBoard = FIND,
