@@ -144,7 +144,8 @@ def wider_pieces(rng: np.random.Generator) -> PieceArt:
                     animal_colours=animals, crop_colours=crops, crop_mm=float(rng.uniform(7, 13)),
                     disc_mm=float(rng.uniform(12, 20)), stable_mm=float(rng.uniform(11, 18)),
                     stable_roof=bool(rng.random() < 0.5),
-                    fence_mm=(float(rng.uniform(30, 42)), float(rng.uniform(3, 6))), fence_turn=float(rng.uniform(1, 4)),
+                    # fences from thin sticks to thick ones (2 mm was added 2026-11-28, session 13)
+                    fence_mm=(float(rng.uniform(30, 42)), float(rng.uniform(2, 6))), fence_turn=float(rng.uniform(1, 4)),
                     wood=hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.9), rng.uniform(0.3, 0.95)),
                     tile_tones=tones, tile_turn=float(rng.uniform(1, 4)), house_icon=bool(rng.random() < 0.4),
                     furrow_angle=float(rng.uniform(-90, 90)),

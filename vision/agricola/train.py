@@ -49,6 +49,9 @@ class Training:
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
     space_epochs: int = 22
+    space_start: str = ""                 # an exported space model to fine-tune (its batch norms kept), or "" to
+    #                                       train from scratch (load_onnx_weights)
+    start_lr: float = 1e-3                # the peak learning rate of such a fine-tuning
     fence_epochs: int = 4
     batch: int = 128
     lr: float = 3e-3
@@ -207,11 +210,44 @@ def augment_colour(x, gen, geometry: bool = True, permute: bool = False, shift: 
     return v - 0.5
 
 
+def load_onnx_weights(net, path: str | Path) -> None:
+    """Put the weights of an exported model (``path``, written by :func:`export` from a network
+    of the same shape) back into ``net``, in place. The export folded each batch norm into the
+    convolution before it, so each convolution gets the folded weights and each batch norm passes
+    its input on with the folded bias (mean 0, variance 1 - eps, scale 1); fine-tune with those
+    statistics kept (:func:`fit`'s ``keep_norms``)."""
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+    layers = [m for m in net.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
+    pairs = [(a, b) for a, b in zip(layers, layers[1:]) if isinstance(a, nn.Conv2d) and isinstance(b, nn.BatchNorm2d)]
+    linear = next(m for m in layers if isinstance(m, nn.Linear))
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+    with torch.no_grad():
+        for (conv, norm), node in zip(pairs, convs):
+            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        linear.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
+        linear.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
+
+
 def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str, augment, log=print,
-        device: str = "cpu"):
+        device: str = "cpu", lr: float | None = None, keep_norms: bool = False):
     """Train ``net`` on examples ``x``, ``y`` (arrays), each batch made ready by
     ``augment(x, y, generator) -> (x, y)`` as torch tensors on ``device`` (torch's name: ``cpu``,
-    ``cuda``), the generator's; returns the network on the CPU."""
+    ``cuda``), the generator's; returns the network on the CPU. ``lr``: the peak learning rate
+    (``params.lr`` when None); ``keep_norms``: the batch norms' statistics stay as they are (a
+    network fine-tuned from :func:`load_onnx_weights`)."""
     import sys
 
     import torch
@@ -220,13 +256,17 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
     torch.manual_seed(seed)
     gen = torch.Generator(device=device).manual_seed(seed)
     net = net.to(device)
+    lr = params.lr if lr is None else lr
     steps = epochs * math.ceil(len(x) / params.batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=params.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)] if keep_norms else []
     t0 = time.perf_counter()
     # a progress bar on stderr, on a terminal only (as vision.train's epochs_bar)
     for epoch in tqdm(range(epochs), desc=f"training {name}", unit="epoch", file=sys.stderr, disable=None):
         net.train()
+        for m in norms:
+            m.eval()
         order = torch.randperm(len(x), generator=gen, device=device).cpu().numpy()
         total = 0.0
         for i in range(0, len(x), params.batch):
@@ -467,8 +507,12 @@ def train_space_net(crops, targets, white, params: Training, seed: int, log=prin
         return sum(F.cross_entropy(out[:, bounds[i]:bounds[i + 1]], y[:, i], ignore_index=-100)
                    for i in range(len(sizes)))
     net = build_space_net(int(bounds[-1]))
+    if params.space_start:
+        load_onnx_weights(net, params.space_start)
+        log(f"  spaces start from {params.space_start}")
     return fit(net, _Pairs(crops, white), targets.astype(np.int64), loss, params.space_epochs, params, seed,
-               "spaces", _crop_augment(permute=False), log, device)
+               "spaces", _crop_augment(permute=False), log, device,
+               lr=params.start_lr if params.space_start else None, keep_norms=bool(params.space_start))
 
 
 def train_fence_net(crops, targets, white, params: Training, seed: int, log=print, device: str = "cpu"):
