@@ -73,6 +73,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
 from typing import Callable, Iterable, Iterator, NamedTuple
 
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible
@@ -261,6 +263,11 @@ def sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
     >>> sides((0, 4))[1], sides((0, 4))[3]
     ((Edge(axis='h', row=1, column=4), (1, 4)), (Edge(axis='v', row=0, column=5), None))
     """
+    known = _SIDES.get(position)
+    return known if known is not None else _sides(position)
+
+
+def _sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
     r, c = position
     return ((Edge("h", r, c), (r - 1, c) if r > 0 else None),
             (Edge("h", r + 1, c), (r + 1, c) if r + 1 < ROWS else None),
@@ -268,8 +275,15 @@ def sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
             (Edge("v", r, c + 1), (r, c + 1) if c + 1 < COLUMNS else None))
 
 
+# each space's sides made once: validating a farm asks for them thousands of times (the reader
+# validates a few hundred farms a photo while it looks for a legal reading)
+_SIDES = {p: _sides(p) for p in POSITIONS}
+
+
 _NO_H = ((False,) * COLUMNS,) * (ROWS + 1)
 _NO_V = ((False,) * (COLUMNS + 1),) * ROWS
+_H_EDGES = tuple(tuple(Edge("h", r, c) for c in range(COLUMNS)) for r in range(ROWS + 1))
+_V_EDGES = tuple(tuple(Edge("v", r, c) for c in range(COLUMNS + 1)) for r in range(ROWS))
 
 
 @dataclass(frozen=True)
@@ -289,15 +303,15 @@ class Fences:
                                           ("vertical", self.vertical, ROWS, COLUMNS + 1)):
             if len(grid) != rows or any(len(row) != columns for row in grid):
                 raise StateError(name, f"must be {rows} rows of {columns} edges")
-            if not all(isinstance(b, bool) for row in grid for b in row):
+            if not {type(b) for b in chain.from_iterable(grid)} <= {bool}:
                 raise StateError(name, "edges must be true or false")
 
     @classmethod
     def from_edges(cls, edges: Iterable[Edge]) -> Fences:
         """Fences on exactly the given edges."""
         edges = set(edges)
-        return cls(tuple(tuple(Edge("h", r, c) in edges for c in range(COLUMNS)) for r in range(ROWS + 1)),
-                   tuple(tuple(Edge("v", r, c) in edges for c in range(COLUMNS + 1)) for r in range(ROWS)))
+        return cls(tuple(tuple(e in edges for e in row) for row in _H_EDGES),
+                   tuple(tuple(e in edges for e in row) for row in _V_EDGES))
 
     def __contains__(self, edge: Edge) -> bool:
         grid = self.horizontal if edge.axis == "h" else self.vertical
@@ -305,7 +319,8 @@ class Fences:
 
     def __iter__(self) -> Iterator[Edge]:
         """The fenced edges: horizontal ones row by row, then vertical ones."""
-        return (edge for edge in EDGES if edge in self)
+        return (edge for edges, fenced in zip(_H_EDGES + _V_EDGES, self.horizontal + self.vertical)
+                for edge, here in zip(edges, fenced) if here)
 
     def __len__(self) -> int:
         return sum(map(sum, self.horizontal)) + sum(map(sum, self.vertical))
@@ -333,7 +348,7 @@ class Farmyard:
 
     def where(self, test: Callable[[Space], bool]) -> list[Position]:
         """The positions of the spaces that pass ``test``, in reading order."""
-        return [p for p in POSITIONS if test(self[p])]
+        return [p for p, space in zip(POSITIONS, chain.from_iterable(self.spaces)) if test(space)]
 
 
 @dataclass(frozen=True)
@@ -598,7 +613,13 @@ def areas(fences: Fences) -> list[frozenset[Position]]:
     >>> len(areas(Fences())), len(areas(Fences.from_edges([Edge("v", r, 1) for r in range(3)])))
     (1, 2)
     """
-    return _flood(POSITIONS, lambda edge: edge not in fences)
+    return list(_areas(fences))
+
+
+@lru_cache(maxsize=4096)
+def _areas(fences: Fences) -> tuple[frozenset[Position], ...]:
+    # kept by the fences: a reader trying readings of the spaces validates many farms with the same fences
+    return tuple(_flood(POSITIONS, lambda edge: edge not in fences))
 
 
 def boundary(area: Iterable[Position]) -> frozenset[Edge]:
@@ -607,7 +628,14 @@ def boundary(area: Iterable[Position]) -> frozenset[Edge]:
     >>> sorted(e.name for e in boundary({(0, 0)}))
     ['fence:h:0,0', 'fence:h:1,0', 'fence:v:0,0', 'fence:v:0,1']
     """
+    if isinstance(area, frozenset):
+        return _boundary(area)
     area = set(area)
+    return frozenset(edge for p in area for edge, across in sides(p) if across not in area)
+
+
+@lru_cache(maxsize=4096)
+def _boundary(area: frozenset[Position]) -> frozenset[Edge]:
     return frozenset(edge for p in area for edge, across in sides(p) if across not in area)
 
 
@@ -721,9 +749,9 @@ def validate(farm: Farm) -> list[Finding]:
 
     # rooms lie together, and so do fields, and so do pastures (a fence between two
     # pastures does not part them)
-    groups_of = {"rooms": _flood(yard.where(lambda s: s.kind == "room"), lambda edge: True),
-                 "fields": _flood(yard.where(lambda s: s.kind == "field"), lambda edge: True),
-                 "pastures": _flood(pasture_of, lambda edge: True)}
+    groups_of = {"rooms": _groups(frozenset(yard.where(lambda s: s.kind == "room"))),
+                 "fields": _groups(frozenset(yard.where(lambda s: s.kind == "field"))),
+                 "pastures": _groups(frozenset(pasture_of))}
     for plural, groups in groups_of.items():
         if len(groups) > 1:
             largest = max(groups, key=len)
@@ -734,6 +762,13 @@ def validate(farm: Farm) -> list[Finding]:
     found += implausible("agricola", {"card_points": farm.card_points, "bonus_points": farm.bonus_points,
                                       "begging_cards": farm.begging_cards})
     return found
+
+
+@lru_cache(maxsize=4096)
+def _groups(cells: frozenset[Position]) -> tuple[frozenset[Position], ...]:
+    """``cells`` in groups of neighbours (:func:`_flood` across every edge), kept: a reader trying
+    readings of a farm validates many with the same rooms, fields and pastures."""
+    return tuple(_flood(cells, lambda edge: True))
 
 
 _WORDS = {"sheep": "sheep", "boar": "wild boar", "cattle": "cattle"}
