@@ -255,6 +255,7 @@ class Edge(NamedTuple):
 
 EDGES = tuple(Edge("h", r, c) for r in range(ROWS + 1) for c in range(COLUMNS)) + \
     tuple(Edge("v", r, c) for r in range(ROWS) for c in range(COLUMNS + 1))
+_EDGE_SPACES = {e: e.spaces() for e in EDGES}      # made once: validating a farm asks for them often
 
 
 def sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
@@ -688,52 +689,55 @@ def validate(farm: Farm) -> list[Finding]:
     pastures = find_pastures(yard)
     pasture_of = {p: pasture for pasture in pastures for p in pasture}
     found: list[Finding] = []
+    # each space with its position, in reading order, once (a reader validates hundreds of farms a photo)
+    spaces = tuple(zip(POSITIONS, chain.from_iterable(yard.spaces)))
 
     # what the game box holds
     fences = list(yard.fences)
     if len(fences) > MAX_FENCES:
         found.append(Finding("too-many-fences", f"{len(fences)} fences, but a player has only {MAX_FENCES}",
                              tuple(e.name for e in fences), len(fences) - MAX_FENCES))
-    stables = yard.where(lambda s: s.stable)
+    stables = [p for p, s in spaces if s.stable]
     if len(stables) > MAX_STABLES:
         found.append(Finding("too-many-stables", f"{len(stables)} stables, but a player has only {MAX_STABLES}",
                              _names(stables), len(stables) - MAX_STABLES))
     family = family_members(farm)
     if family > MAX_FAMILY_MEMBERS:
-        discs = () if farm.family_members is not None else _names(yard.where(lambda s: s.people))
+        discs = () if farm.family_members is not None else _names(p for p, s in spaces if s.people)
         found.append(Finding("too-many-family-members",
                              f"{family} family members, but a family has at most {MAX_FAMILY_MEMBERS}", discs,
                              family - MAX_FAMILY_MEMBERS))
 
     # fences and pastures
-    stray = [e for e in fences if not any(p in pasture_of for p in e.spaces())]
+    stray = [e for e in fences if not any(p in pasture_of for p in _EDGE_SPACES[e])]
     if stray:
         found.append(Finding("fences-enclose-nothing",
                              f"{len(stray)} fence(s) border no pasture: {_list(e.name for e in stray)}",
                              tuple(e.name for e in stray), len(stray)))
     for pasture in pastures:
-        spaces = sorted(pasture)
-        held = {kind: sum(getattr(yard[p], kind) for p in spaces) for kind in ANIMALS}
-        holds = capacity(spaces, yard)
+        inside = sorted(pasture)
+        held = {kind: sum(getattr(yard[p], kind) for p in inside) for kind in ANIMALS}
+        holds = capacity(inside, yard)
         if sum(held.values()) > holds:
             found.append(Finding("pasture-over-capacity",
-                                 f"the pasture {_list(_names(spaces))} has {sum(held.values())} animals, "
-                                 f"room for {holds}", _names(spaces), sum(held.values()) - holds))
+                                 f"the pasture {_list(_names(inside))} has {sum(held.values())} animals, "
+                                 f"room for {holds}", _names(inside), sum(held.values()) - holds))
         kinds = [kind for kind in ANIMALS if held[kind]]
         if len(kinds) > 1:
             found.append(Finding("mixed-animals-in-pasture",
-                                 f"the pasture {_list(_names(spaces))} holds {' and '.join(_WORDS[k] for k in kinds)}",
-                                 _names(spaces), sum(held.values()) - max(held.values())))
+                                 f"the pasture {_list(_names(inside))} holds {' and '.join(_WORDS[k] for k in kinds)}",
+                                 _names(inside), sum(held.values()) - max(held.values())))
 
     # animals with no place: outside the pastures, the places are the
     # unfenced stables (1 each) and the pet in the house (1)
-    house = yard.where(lambda s: s.kind == "room" and s.animals)
+    house = [p for p, s in spaces if s.kind == "room" and s.animals]
     pets = sum(yard[p].animals for p in house)
     if pets > PETS:
         found.append(Finding("animals-without-place",
                              f"{pets} animals in the house, which keeps only {PETS} pet", _names(house), pets - PETS))
-    for p in yard.where(lambda s: s.animals and s.kind != "room"):
-        space = yard[p]
+    for p, space in spaces:
+        if not (space.animals and space.kind != "room"):
+            continue
         if p in pasture_of:
             continue
         if space.kind == "field":
@@ -749,8 +753,8 @@ def validate(farm: Farm) -> list[Finding]:
 
     # rooms lie together, and so do fields, and so do pastures (a fence between two
     # pastures does not part them)
-    groups_of = {"rooms": _groups(frozenset(yard.where(lambda s: s.kind == "room"))),
-                 "fields": _groups(frozenset(yard.where(lambda s: s.kind == "field"))),
+    groups_of = {"rooms": _groups(frozenset(p for p, s in spaces if s.kind == "room")),
+                 "fields": _groups(frozenset(p for p, s in spaces if s.kind == "field")),
                  "pastures": _groups(frozenset(pasture_of))}
     for plural, groups in groups_of.items():
         if len(groups) > 1:

@@ -156,13 +156,16 @@ def off_board_farm(yard: Farmyard, off_board: dict) -> Farm:
 def build_farm(values: dict[str, Any], house: str, off_board: dict) -> Farm:
     """A farm from element values: ``space:R,C`` -> Space, ``fence:...`` -> bool."""
     spaces = tuple(tuple(values[name] for name in row) for row in _SPACE_NAMES)
-    fences = Fences.from_edges(e for e, name in zip(EDGES, _EDGE_NAMES) if values[name])
+    # Fences.from_edges(e for e in EDGES if values[e.name]), its grids filled in directly
+    fences = Fences(tuple(tuple(bool(values[name]) for name in row) for row in _H_NAMES),
+                    tuple(tuple(bool(values[name]) for name in row) for row in _V_NAMES))
     return off_board_farm(Farmyard(house, spaces, fences), off_board)
 
 
 # the elements' names made once: a photo's reading builds a few hundred farms while it looks for a legal one
 _SPACE_NAMES = tuple(tuple(agricola.space_name((r, c)) for c in range(COLUMNS)) for r in range(ROWS))
-_EDGE_NAMES = tuple(e.name for e in EDGES)
+_H_NAMES = tuple(tuple(Edge("h", r, c).name for c in range(COLUMNS)) for r in range(ROWS + 1))
+_V_NAMES = tuple(tuple(Edge("v", r, c).name for c in range(COLUMNS + 1)) for r in range(ROWS))
 
 
 @dataclass
