@@ -342,7 +342,7 @@ def _inside_all(quads: np.ndarray, size: tuple, margin: float) -> np.ndarray:
     """Whether each quadrilateral of ``quads`` (..., 4, 2) lies in an image of ``size`` (h, w), give or
     take ``margin`` of it.
 
-    >>> q = np.float32([[0, 0], [5, 0], [5, 5], [0, 5]])
+    >>> q = np.float32([[1, 1], [5, 1], [5, 5], [1, 5]])
     >>> _inside_all(np.stack([q, q + 8]), (10, 10), 0.0).tolist()
     [True, False]
     """
