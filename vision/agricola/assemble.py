@@ -93,10 +93,7 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
             for animal, na, la in animal_options:
                 for crop, nc, lc in crops:
                     for n_people, lq in folks:
-                        counts = {a: 0 for a in ANIMALS} | ({animal: na} if animal else {})
-                        counts |= {"grain": 0, "vegetables": 0} | ({crop: nc} if crop else {})
-                        found.append((lp["kind"][k] + ls + la + lc + lq,
-                                      Space(kind, stable=stable, people=n_people, **counts)))
+                        found.append((lp["kind"][k] + ls + la + lc + lq, (kind, stable, n_people, animal, na, crop, nc)))
     # the share of all the combinations the rules allow
     animal_mass = pr["animal"][0] * pr["animals"][0] + pr["animal"][1:].sum() * pr["animals"][1:].sum()
     crop_none = pr["crop"][0] * pr["crops"][0]
@@ -107,7 +104,11 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
     total = sum(pr["kind"][k] * mass[kind] for k, kind in enumerate(kinds))
     found.sort(key=lambda t: -t[0])
     out, seen = [], set()
-    for logp, space in found:
+    for logp, (kind, stable, n_people, animal, na, crop, nc) in found:
+        # made only for the likeliest readings, as far down as ``keep`` differing ones go
+        counts = {a: 0 for a in ANIMALS} | ({animal: na} if animal else {})
+        counts |= {"grain": 0, "vegetables": 0} | ({crop: nc} if crop else {})
+        space = Space(kind, stable=stable, people=n_people, **counts)
         if space not in seen:
             seen.add(space)
             out.append((space, float(min(1.0, math.exp(logp) / total))))
