@@ -63,7 +63,7 @@ class FindBoard:
     another_min_area: float = 0.4    # ... from regions of the board mask covering at least this share of the one
     #                                  read's area (a farmyard on the same table is seen about as large; the
     #                                  smaller regions were cards and counters: at most 0.30 on the tuning
-    #                                  photos and our own art, the neighbouring farmyards 0.58-0.80)
+    #                                  photos and our own art, the neighbouring farmyards 0.65-0.89)
     max_seconds: float = 1.8         # the calibration's own searches (vision.agricola.calibration) stop after this much
     #                                  CPU time too (their report's "deadline")
     camera_check: bool = True        # a lock no camera could see (a grid stretched one way, a corner bent) is refitted:
