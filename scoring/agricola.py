@@ -73,6 +73,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
 from typing import Callable, Iterable, Iterator, NamedTuple
 
 from .common import Finding, ScoreCard, ScoreLine, StateError, check_schema, implausible
@@ -253,6 +255,7 @@ class Edge(NamedTuple):
 
 EDGES = tuple(Edge("h", r, c) for r in range(ROWS + 1) for c in range(COLUMNS)) + \
     tuple(Edge("v", r, c) for r in range(ROWS) for c in range(COLUMNS + 1))
+_EDGE_SPACES = {e: e.spaces() for e in EDGES}      # made once: validating a farm asks for them often
 
 
 def sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
@@ -261,6 +264,11 @@ def sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
     >>> sides((0, 4))[1], sides((0, 4))[3]
     ((Edge(axis='h', row=1, column=4), (1, 4)), (Edge(axis='v', row=0, column=5), None))
     """
+    known = _SIDES.get(position)
+    return known if known is not None else _sides(position)
+
+
+def _sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
     r, c = position
     return ((Edge("h", r, c), (r - 1, c) if r > 0 else None),
             (Edge("h", r + 1, c), (r + 1, c) if r + 1 < ROWS else None),
@@ -268,8 +276,15 @@ def sides(position: Position) -> tuple[tuple[Edge, Position | None], ...]:
             (Edge("v", r, c + 1), (r, c + 1) if c + 1 < COLUMNS else None))
 
 
+# each space's sides made once: validating a farm asks for them thousands of times (the reader
+# validates a few hundred farms a photo while it looks for a legal reading)
+_SIDES = {p: _sides(p) for p in POSITIONS}
+
+
 _NO_H = ((False,) * COLUMNS,) * (ROWS + 1)
 _NO_V = ((False,) * (COLUMNS + 1),) * ROWS
+_H_EDGES = tuple(tuple(Edge("h", r, c) for c in range(COLUMNS)) for r in range(ROWS + 1))
+_V_EDGES = tuple(tuple(Edge("v", r, c) for c in range(COLUMNS + 1)) for r in range(ROWS))
 
 
 @dataclass(frozen=True)
@@ -289,15 +304,15 @@ class Fences:
                                           ("vertical", self.vertical, ROWS, COLUMNS + 1)):
             if len(grid) != rows or any(len(row) != columns for row in grid):
                 raise StateError(name, f"must be {rows} rows of {columns} edges")
-            if not all(isinstance(b, bool) for row in grid for b in row):
+            if not {type(b) for b in chain.from_iterable(grid)} <= {bool}:
                 raise StateError(name, "edges must be true or false")
 
     @classmethod
     def from_edges(cls, edges: Iterable[Edge]) -> Fences:
         """Fences on exactly the given edges."""
         edges = set(edges)
-        return cls(tuple(tuple(Edge("h", r, c) in edges for c in range(COLUMNS)) for r in range(ROWS + 1)),
-                   tuple(tuple(Edge("v", r, c) in edges for c in range(COLUMNS + 1)) for r in range(ROWS)))
+        return cls(tuple(tuple(e in edges for e in row) for row in _H_EDGES),
+                   tuple(tuple(e in edges for e in row) for row in _V_EDGES))
 
     def __contains__(self, edge: Edge) -> bool:
         grid = self.horizontal if edge.axis == "h" else self.vertical
@@ -305,7 +320,8 @@ class Fences:
 
     def __iter__(self) -> Iterator[Edge]:
         """The fenced edges: horizontal ones row by row, then vertical ones."""
-        return (edge for edge in EDGES if edge in self)
+        return (edge for edges, fenced in zip(_H_EDGES + _V_EDGES, self.horizontal + self.vertical)
+                for edge, here in zip(edges, fenced) if here)
 
     def __len__(self) -> int:
         return sum(map(sum, self.horizontal)) + sum(map(sum, self.vertical))
@@ -333,7 +349,7 @@ class Farmyard:
 
     def where(self, test: Callable[[Space], bool]) -> list[Position]:
         """The positions of the spaces that pass ``test``, in reading order."""
-        return [p for p in POSITIONS if test(self[p])]
+        return [p for p, space in zip(POSITIONS, chain.from_iterable(self.spaces)) if test(space)]
 
 
 @dataclass(frozen=True)
@@ -598,7 +614,13 @@ def areas(fences: Fences) -> list[frozenset[Position]]:
     >>> len(areas(Fences())), len(areas(Fences.from_edges([Edge("v", r, 1) for r in range(3)])))
     (1, 2)
     """
-    return _flood(POSITIONS, lambda edge: edge not in fences)
+    return list(_areas(fences))
+
+
+@lru_cache(maxsize=4096)
+def _areas(fences: Fences) -> tuple[frozenset[Position], ...]:
+    # kept by the fences: a reader trying readings of the spaces validates many farms with the same fences
+    return tuple(_flood(POSITIONS, lambda edge: edge not in fences))
 
 
 def boundary(area: Iterable[Position]) -> frozenset[Edge]:
@@ -607,7 +629,14 @@ def boundary(area: Iterable[Position]) -> frozenset[Edge]:
     >>> sorted(e.name for e in boundary({(0, 0)}))
     ['fence:h:0,0', 'fence:h:1,0', 'fence:v:0,0', 'fence:v:0,1']
     """
+    if isinstance(area, frozenset):
+        return _boundary(area)
     area = set(area)
+    return frozenset(edge for p in area for edge, across in sides(p) if across not in area)
+
+
+@lru_cache(maxsize=4096)
+def _boundary(area: frozenset[Position]) -> frozenset[Edge]:
     return frozenset(edge for p in area for edge, across in sides(p) if across not in area)
 
 
@@ -660,52 +689,55 @@ def validate(farm: Farm) -> list[Finding]:
     pastures = find_pastures(yard)
     pasture_of = {p: pasture for pasture in pastures for p in pasture}
     found: list[Finding] = []
+    # each space with its position, in reading order, once (a reader validates hundreds of farms a photo)
+    spaces = tuple(zip(POSITIONS, chain.from_iterable(yard.spaces)))
 
     # what the game box holds
     fences = list(yard.fences)
     if len(fences) > MAX_FENCES:
         found.append(Finding("too-many-fences", f"{len(fences)} fences, but a player has only {MAX_FENCES}",
                              tuple(e.name for e in fences), len(fences) - MAX_FENCES))
-    stables = yard.where(lambda s: s.stable)
+    stables = [p for p, s in spaces if s.stable]
     if len(stables) > MAX_STABLES:
         found.append(Finding("too-many-stables", f"{len(stables)} stables, but a player has only {MAX_STABLES}",
                              _names(stables), len(stables) - MAX_STABLES))
     family = family_members(farm)
     if family > MAX_FAMILY_MEMBERS:
-        discs = () if farm.family_members is not None else _names(yard.where(lambda s: s.people))
+        discs = () if farm.family_members is not None else _names(p for p, s in spaces if s.people)
         found.append(Finding("too-many-family-members",
                              f"{family} family members, but a family has at most {MAX_FAMILY_MEMBERS}", discs,
                              family - MAX_FAMILY_MEMBERS))
 
     # fences and pastures
-    stray = [e for e in fences if not any(p in pasture_of for p in e.spaces())]
+    stray = [e for e in fences if not any(p in pasture_of for p in _EDGE_SPACES[e])]
     if stray:
         found.append(Finding("fences-enclose-nothing",
                              f"{len(stray)} fence(s) border no pasture: {_list(e.name for e in stray)}",
                              tuple(e.name for e in stray), len(stray)))
     for pasture in pastures:
-        spaces = sorted(pasture)
-        held = {kind: sum(getattr(yard[p], kind) for p in spaces) for kind in ANIMALS}
-        holds = capacity(spaces, yard)
+        inside = sorted(pasture)
+        held = {kind: sum(getattr(yard[p], kind) for p in inside) for kind in ANIMALS}
+        holds = capacity(inside, yard)
         if sum(held.values()) > holds:
             found.append(Finding("pasture-over-capacity",
-                                 f"the pasture {_list(_names(spaces))} has {sum(held.values())} animals, "
-                                 f"room for {holds}", _names(spaces), sum(held.values()) - holds))
+                                 f"the pasture {_list(_names(inside))} has {sum(held.values())} animals, "
+                                 f"room for {holds}", _names(inside), sum(held.values()) - holds))
         kinds = [kind for kind in ANIMALS if held[kind]]
         if len(kinds) > 1:
             found.append(Finding("mixed-animals-in-pasture",
-                                 f"the pasture {_list(_names(spaces))} holds {' and '.join(_WORDS[k] for k in kinds)}",
-                                 _names(spaces), sum(held.values()) - max(held.values())))
+                                 f"the pasture {_list(_names(inside))} holds {' and '.join(_WORDS[k] for k in kinds)}",
+                                 _names(inside), sum(held.values()) - max(held.values())))
 
     # animals with no place: outside the pastures, the places are the
     # unfenced stables (1 each) and the pet in the house (1)
-    house = yard.where(lambda s: s.kind == "room" and s.animals)
+    house = [p for p, s in spaces if s.kind == "room" and s.animals]
     pets = sum(yard[p].animals for p in house)
     if pets > PETS:
         found.append(Finding("animals-without-place",
                              f"{pets} animals in the house, which keeps only {PETS} pet", _names(house), pets - PETS))
-    for p in yard.where(lambda s: s.animals and s.kind != "room"):
-        space = yard[p]
+    for p, space in spaces:
+        if not (space.animals and space.kind != "room"):
+            continue
         if p in pasture_of:
             continue
         if space.kind == "field":
@@ -721,9 +753,9 @@ def validate(farm: Farm) -> list[Finding]:
 
     # rooms lie together, and so do fields, and so do pastures (a fence between two
     # pastures does not part them)
-    groups_of = {"rooms": _flood(yard.where(lambda s: s.kind == "room"), lambda edge: True),
-                 "fields": _flood(yard.where(lambda s: s.kind == "field"), lambda edge: True),
-                 "pastures": _flood(pasture_of, lambda edge: True)}
+    groups_of = {"rooms": _groups(frozenset(p for p, s in spaces if s.kind == "room")),
+                 "fields": _groups(frozenset(p for p, s in spaces if s.kind == "field")),
+                 "pastures": _groups(frozenset(pasture_of))}
     for plural, groups in groups_of.items():
         if len(groups) > 1:
             largest = max(groups, key=len)
@@ -734,6 +766,13 @@ def validate(farm: Farm) -> list[Finding]:
     found += implausible("agricola", {"card_points": farm.card_points, "bonus_points": farm.bonus_points,
                                       "begging_cards": farm.begging_cards})
     return found
+
+
+@lru_cache(maxsize=4096)
+def _groups(cells: frozenset[Position]) -> tuple[frozenset[Position], ...]:
+    """``cells`` in groups of neighbours (:func:`_flood` across every edge), kept: a reader trying
+    readings of a farm validates many with the same rooms, fields and pastures."""
+    return tuple(_flood(cells, lambda edge: True))
 
 
 _WORDS = {"sheep": "sheep", "boar": "wild boar", "cattle": "cattle"}

@@ -105,3 +105,17 @@ def test_the_search_for_another_farmyard_has_a_smaller_budget(fooled):
     assert agricola_read.locate_farmyard(fooled, another=True, search=search) is None
     assert search["looks"].most == FIND.another_looks
     assert search["looks"].spent <= FIND.another_looks + ONE_LOCK
+
+
+def test_another_farmyard_is_not_locked_from_a_region_much_smaller_than_the_one_read(fooled):
+    h, w = fooled.shape[:2]
+    whole = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    # the fooled board model's region covers 0.36 of the photo: under FIND.another_min_area of a
+    # farmyard read that filled the whole photo, so no lock is begun from it
+    search: dict = {}
+    assert agricola_read.locate_farmyard(fooled, another=True, search=search, beside=whole) is None
+    assert search["looks"].spent == 0 and search["regions"] == 0
+    # beside a farmyard read about as large as the region, the region is locked from as before
+    alike: dict = {}
+    agricola_read.locate_farmyard(fooled, another=True, search=alike, beside=0.2 * whole + [0.4 * w, 0.4 * h])
+    assert alike["looks"].spent > 0 and alike["regions"] == 1

@@ -93,10 +93,7 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
             for animal, na, la in animal_options:
                 for crop, nc, lc in crops:
                     for n_people, lq in folks:
-                        counts = {a: 0 for a in ANIMALS} | ({animal: na} if animal else {})
-                        counts |= {"grain": 0, "vegetables": 0} | ({crop: nc} if crop else {})
-                        found.append((lp["kind"][k] + ls + la + lc + lq,
-                                      Space(kind, stable=stable, people=n_people, **counts)))
+                        found.append((lp["kind"][k] + ls + la + lc + lq, (kind, stable, n_people, animal, na, crop, nc)))
     # the share of all the combinations the rules allow
     animal_mass = pr["animal"][0] * pr["animals"][0] + pr["animal"][1:].sum() * pr["animals"][1:].sum()
     crop_none = pr["crop"][0] * pr["crops"][0]
@@ -107,7 +104,11 @@ def decode_space(probs: dict[str, np.ndarray], keep: int = 4) -> list[tuple[Spac
     total = sum(pr["kind"][k] * mass[kind] for k, kind in enumerate(kinds))
     found.sort(key=lambda t: -t[0])
     out, seen = [], set()
-    for logp, space in found:
+    for logp, (kind, stable, n_people, animal, na, crop, nc) in found:
+        # made only for the likeliest readings, as far down as ``keep`` differing ones go
+        counts = {a: 0 for a in ANIMALS} | ({animal: na} if animal else {})
+        counts |= {"grain": 0, "vegetables": 0} | ({crop: nc} if crop else {})
+        space = Space(kind, stable=stable, people=n_people, **counts)
         if space not in seen:
             seen.add(space)
             out.append((space, float(min(1.0, math.exp(logp) / total))))
@@ -155,9 +156,17 @@ def off_board_farm(yard: Farmyard, off_board: dict) -> Farm:
 
 def build_farm(values: dict[str, Any], house: str, off_board: dict) -> Farm:
     """A farm from element values: ``space:R,C`` -> Space, ``fence:...`` -> bool."""
-    spaces = tuple(tuple(values[agricola.space_name((r, c))] for c in range(COLUMNS)) for r in range(ROWS))
-    fences = Fences.from_edges(e for e in EDGES if values[e.name])
+    spaces = tuple(tuple(values[name] for name in row) for row in _SPACE_NAMES)
+    # Fences.from_edges(e for e in EDGES if values[e.name]), its grids filled in directly
+    fences = Fences(tuple(tuple(bool(values[name]) for name in row) for row in _H_NAMES),
+                    tuple(tuple(bool(values[name]) for name in row) for row in _V_NAMES))
     return off_board_farm(Farmyard(house, spaces, fences), off_board)
+
+
+# the elements' names made once: a photo's reading builds a few hundred farms while it looks for a legal one
+_SPACE_NAMES = tuple(tuple(agricola.space_name((r, c)) for c in range(COLUMNS)) for r in range(ROWS))
+_H_NAMES = tuple(tuple(Edge("h", r, c).name for c in range(COLUMNS)) for r in range(ROWS + 1))
+_V_NAMES = tuple(tuple(Edge("v", r, c).name for c in range(COLUMNS + 1)) for r in range(ROWS))
 
 
 @dataclass
@@ -250,7 +259,11 @@ def space_logp(probs: dict[str, np.ndarray], space: Space) -> float:
     >>> round(space_logp(p, Space("room", people=2)), 3) == round(space_logp(p, Space("field", grain=1)), 3)
     True
     """
-    lp = head_logp(probs)
+    return _space_logp(head_logp(probs), space)
+
+
+def _space_logp(lp: dict[str, np.ndarray], space: Space) -> float:
+    """:func:`space_logp` from the heads' log-probabilities ``lp`` (:func:`head_logp`), made once a space."""
     animal = next((a for a in ANIMALS if getattr(space, a)), None)
     crop = next((c for c in CROPS if getattr(space, c)), None)
     return float(lp["kind"][KINDS.index(space.kind)] + lp["stable"][int(space.stable)]
@@ -310,20 +323,25 @@ def settle(values: dict[str, Any], probs: dict[str, dict], alternatives: dict[st
     findings = agricola.validate(farm)
     changed: dict[str, tuple] = {}
     excess = lambda found: sum(f.excess for f in found)         # noqa: E731
+    lps: dict[str, dict] = {}                                   # each space's heads as log-probabilities
     for _ in range(params.settle_rounds):
         if not findings:
             break
         best = (excess(findings), 0.0, None, None, farm, findings)
         for name in sorted({n for f in findings for n in f.elements if n in probs}):
-            here = space_logp(probs[name], values[name])
+            if name not in lps:
+                lps[name] = head_logp(probs[name])
+            here = _space_logp(lps[name], values[name])
             tried = {values[name]}
             for alt in [v for v, _ in alternatives[name][:params.settle_readings]] + fewer(values[name]):
                 if alt in tried:
                     continue
                 tried.add(alt)
+                cost = here - _space_logp(lps[name], alt)
+                if best[0] == 0 and cost >= best[1]:
+                    continue        # no excess is below 0, so a legal farm found already and likelier wins
                 trial = build_farm(dict(values, **{name: alt}), house, off_board)
                 found = agricola.validate(trial)
-                cost = here - space_logp(probs[name], alt)
                 if (excess(found), cost) < best[:2]:
                     best = (excess(found), cost, name, alt, trial, found)
         _, _, name, alt, farm, findings = best
@@ -368,6 +386,8 @@ def prefer_legal(values: dict[str, Any], alternatives: dict[str, list], conf: di
                 alt, p = alternatives[n][1]
                 trial[n] = alt
                 cost += math.log(max(conf[n], 1e-9) / max(p, 1e-9))
+            if best[0] == 0 and cost >= best[1]:
+                continue            # a legal farm found already, and likelier: this cannot win
             trial_farm = build_farm(trial, house, off_board)
             trial_findings = agricola.validate(trial_farm)
             if (len(trial_findings), cost) < best[:2]:

@@ -191,10 +191,23 @@ def line_clusters(pos: np.ndarray, weight: np.ndarray, gap: float) -> tuple[np.n
     """Positions closer than ``gap`` merged: (centres weighted, summed weights)."""
     order = np.argsort(pos)
     pos, weight = pos[order], weight[order]
-    breaks = np.r_[0, np.flatnonzero(np.diff(pos) > gap) + 1, len(pos)]
-    centres = np.array([np.average(pos[a:b], weights=weight[a:b]) for a, b in zip(breaks[:-1], breaks[1:])])
-    sums = np.array([weight[a:b].sum() for a, b in zip(breaks[:-1], breaks[1:])])
-    return centres, sums
+    starts = np.r_[0, np.flatnonzero(np.diff(pos) > gap) + 1]
+    ends = np.r_[starts[1:], len(pos)]
+    # np.average's own arithmetic, the products summed over the weights summed, with every cluster
+    # at once (the grid search clusters a few hundred sets of lines a photo): np.sum adds fewer than
+    # 8 numbers in order, as done here column by column; a longer cluster is left to np.sum
+    moments = pos * weight
+    k = np.arange(7)
+    take = np.minimum(starts[:, None] + k[None], len(pos) - 1)
+    more = k[None] < (ends - starts)[:, None]
+    sums, centres = weight[take[:, 0]], moments[take[:, 0]]
+    for j in range(1, 7):
+        sums = np.where(more[:, j], sums + weight[take[:, j]], sums)
+        centres = np.where(more[:, j], centres + moments[take[:, j]], centres)
+    for i in np.flatnonzero(ends - starts >= 8).tolist():
+        a, b = starts[i], ends[i]
+        sums[i], centres[i] = weight[a:b].sum(), moments[a:b].sum()
+    return centres / sums, sums
 
 
 def even_lines(pos: np.ndarray, weight: np.ndarray, n: int, extent: float,
@@ -234,12 +247,17 @@ def even_lines(pos: np.ndarray, weight: np.ndarray, n: int, extent: float,
     h = np.c_[a, b]
     order = np.argsort(-score)
     out = []
-    for o in order:
-        a, b = h[o]
-        if all(abs(a - a2) > 0.3 * b or abs(b - b2) > 0.1 * b for a2, b2, _ in out):
-            out.append((float(a), float(b), float(score[o])))
-        if len(out) >= params.keep_fits:
-            break
+    for start in range(0, len(order), 256):     # as Python floats, a few hundred at a time (most calls need fewer)
+        chunk = order[start:start + 256]
+        for (a, b), value in zip(h[chunk].tolist(), score[chunk].tolist()):
+            apart_a, apart_b = 0.3 * b, 0.1 * b
+            for a2, b2, _ in out:
+                if not (abs(a - a2) > apart_a or abs(b - b2) > apart_b):
+                    break                       # too near a better fit kept already
+            else:
+                out.append((a, b, value))
+            if len(out) >= params.keep_fits:
+                return out
     return out
 
 
@@ -300,16 +318,14 @@ def grid_candidates(segs: np.ndarray, vps: list, size: tuple, params: BoardSearc
             quads[..., 0] = xs[:, None, [0, 1, 1, 0]]
             quads[..., 1] = ys[None, :, [0, 0, 1, 1]]
             quads = cv2.perspectiveTransform(quads.reshape(1, -1, 2), back)[0].reshape(len(fx), len(fy), 4, 2)
-            for i in range(len(fx)):
-                for j in range(len(fy)):
-                    quad = quads[i, j]
-                    if not _inside(quad, size, params.inside_margin):
-                        continue
-                    if n1 != g.cols + 1:
-                        quad = np.roll(quad, -1, axis=0)    # the 6-line family along the board's width
-                    if _signed_area(quad) < 0:
-                        quad = quad[[1, 0, 3, 2]]           # the rectifier mirrored the plane: corners clockwise
-                    out.append((float(support[i, j]), quad.astype(np.float32)))
+            inside = _inside_all(quads, size, params.inside_margin)
+            for i, j in zip(*np.nonzero(inside)):         # in the order of the fits, as before
+                quad = quads[i, j]
+                if n1 != g.cols + 1:
+                    quad = np.roll(quad, -1, axis=0)    # the 6-line family along the board's width
+                if _signed_area(quad) < 0:
+                    quad = quad[[1, 0, 3, 2]]           # the rectifier mirrored the plane: corners clockwise
+                out.append((float(support[i, j]), quad.astype(np.float32)))
         out.sort(key=lambda t: -t[0])
     # each pair of vanishing points' best grids in turn (a table's pattern has many lines too)
     per_pair = [p for p in per_pair if p]
@@ -322,12 +338,19 @@ def _signed_area(quad: np.ndarray) -> float:
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
 
 
-def _inside(quad: np.ndarray, size: tuple, margin: float) -> bool:
-    """Whether the quadrilateral lies in an image of ``size`` (h, w), give or take ``margin`` of it."""
+def _inside_all(quads: np.ndarray, size: tuple, margin: float) -> np.ndarray:
+    """Whether each quadrilateral of ``quads`` (..., 4, 2) lies in an image of ``size`` (h, w), give or
+    take ``margin`` of it.
+
+    >>> q = np.float32([[1, 1], [5, 1], [5, 5], [1, 5]])
+    >>> _inside_all(np.stack([q, q + 8]), (10, 10), 0.0).tolist()
+    [True, False]
+    """
     h, w = size[:2]
     m = margin * max(h, w)
-    return bool(np.isfinite(quad).all() and (quad[:, 0] > -m).all() and (quad[:, 0] < w + m).all()
-                and (quad[:, 1] > -m).all() and (quad[:, 1] < h + m).all())
+    x, y = quads[..., 0], quads[..., 1]
+    return (np.isfinite(quads).all(axis=(-2, -1)) & (x > -m).all(axis=-1) & (x < w + m).all(axis=-1)
+            & (y > -m).all(axis=-1) & (y < h + m).all(axis=-1))
 
 
 def _supports(pos, weight, a, b, n, inside, params: BoardSearch) -> np.ndarray:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable, NamedTuple
 
 import cv2
@@ -263,7 +264,7 @@ def find_board(image: np.ndarray, models: AgricolaModels = MODELS, params: FindB
     else:
         prob, k = board_mask(image, models, params)
         report.update(mask=(prob, k), mask_of=image)   # for a later check of another lock (vision.agricola.board)
-    report["regions"] = len(outline_candidates(prob, params))
+    report["regions"] = len(outline_candidates(prob, _regions_sought(params, report)))
     found = _find(image, prob, k, models, params, report)
     for reach in params.wider_searches:
         if found is not None and found.lines >= params.sure_crossings:
@@ -302,16 +303,30 @@ def _find(image: np.ndarray, prob: np.ndarray, k: float, models: AgricolaModels,
           report: dict | None = None) -> Found | None:
     """The board locked from the outlines of the board mask ``prob`` (``k``: its scale), or from
     its faint regions when none leads to it."""
-    regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, params)[:params.max_regions]]
+    sought = _regions_sought(params, report)
+    regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, sought)[:params.max_regions]]
     found = lock_outlines(image, regions, models, params, mask=(prob, k), report=report) if regions else None
     if found is None:
         # a board the network is unsure of (small, under glare) marks only a faint region, and its
         # outline often stops short of the board's edges: faint regions too, the outlines grown
         faint = replace(params, mask_threshold=params.faint_threshold, min_area=params.faint_min_area)
+        faint = _regions_sought(faint, report)
         regions = [(q + 0.5) / k - 0.5 for q in outline_candidates(prob, faint)[:params.max_regions]]
         if regions:
             found = lock_outlines(image, regions, models, params, params.grow, mask=(prob, k), report=report)
     return found
+
+
+def _regions_sought(params: FindBoard, report: dict | None) -> FindBoard:
+    """``params`` for picking the board mask's regions to lock from: where the search is for another
+    farmyard beside one read (``report["least_share"]``, the least share of the photo such a board
+    covers: :attr:`FindBoard.another_min_area` of the one read), smaller regions are left out.
+
+    >>> _regions_sought(FIND, {"least_share": 0.08}).min_area, _regions_sought(FIND, {}).min_area
+    (0.08, 0.015)
+    """
+    least = (report or {}).get("least_share", 0.0)
+    return replace(params, min_area=least) if least > params.min_area else params
 
 
 def grown(quad: np.ndarray, factor: float) -> np.ndarray:
@@ -560,24 +575,11 @@ def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, re
     restricted to one line); each place along the line votes alike, so a
     stretch covered by a piece only weakens it.
     """
-    rows = np.clip(np.round(along_mm * s - 0.5).astype(np.int64), 0, pair.shape[0] - 1)
-    centre = float(along_mm.mean())
-    offsets = np.arange(reach_mm[0], reach_mm[1] + 1e-6, 1 / s)
-    slopes = np.arange(-max_slope, max_slope + 1e-6, slope_step)
-    tilt = max_slope * float(np.abs(along_mm - centre).max())
-    lo = max(0, int(np.floor((at_mm + reach_mm[0] - tilt) * s)) - 1)
-    hi = min(pair.shape[1], int(np.ceil((at_mm + reach_mm[1] + tilt) * s)) + 2)
+    rows, lo, hi, offsets, slopes, cols = _line_index(float(at_mm), along_mm.tobytes(), along_mm.dtype.str, float(s),
+                                                      (float(reach_mm[0]), float(reach_mm[1])), float(max_slope),
+                                                      float(slope_step), pair.shape)
     window = pair[rows, lo:hi]
     window = window / (window.max(axis=1, keepdims=True) + 1e-3)
-    # each candidate line's pixel in each sampled row, as an index into the flattened window (in
-    # place: this is the locator's innermost loop)
-    cols = at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :]
-    cols *= s
-    cols -= 0.5
-    cols = np.rint(cols, out=cols).astype(np.intp)
-    cols -= lo
-    np.clip(cols, 0, hi - lo - 1, out=cols)
-    cols += (np.arange(len(rows)) * (hi - lo))[None, None, :]
     votes = window.ravel().take(cols).sum(axis=2)      # (slopes, offsets)
     k, o = np.unravel_index(int(np.argmax(votes)), votes.shape)
     row = votes[k]
@@ -587,6 +589,34 @@ def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, re
         sub = min(0.5, max(-0.5, float(0.5 * (row[o - 1] - row[o + 1]) / den))) if den else 0.0
     strength = float(row[o]) / (float(np.median(row)) + 1e-3)
     return float(offsets[o] + sub / s), float(slopes[k]), strength
+
+
+@lru_cache(maxsize=64)       # about 35 lines and reaches in a photo's search, 0.05-1 MB each
+def _line_index(at_mm: float, along: bytes, dtype: str, s: float, reach_mm: tuple, max_slope: float,
+                slope_step: float, shape: tuple) -> tuple:
+    """Where :func:`find_line` looks: the rows sampled along the line, the window of columns
+    ``lo:hi`` around it, the offsets and slopes tried, and each candidate line's pixel in each
+    sampled row as an index into the flattened window ``(slopes, offsets, rows)``. The same for
+    every look at the same line with the same reach on a board rectified to the same size, so made
+    once (the locator's innermost loop: about half of a look's time)."""
+    along_mm = np.frombuffer(along, dtype)
+    rows = np.clip(np.round(along_mm * s - 0.5).astype(np.int64), 0, shape[0] - 1)
+    centre = float(along_mm.mean())
+    offsets = np.arange(reach_mm[0], reach_mm[1] + 1e-6, 1 / s)
+    slopes = np.arange(-max_slope, max_slope + 1e-6, slope_step)
+    tilt = max_slope * float(np.abs(along_mm - centre).max())
+    lo = max(0, int(np.floor((at_mm + reach_mm[0] - tilt) * s)) - 1)
+    hi = min(shape[1], int(np.ceil((at_mm + reach_mm[1] + tilt) * s)) + 2)
+    cols = at_mm + offsets[None, :, None] + slopes[:, None, None] * (along_mm - centre)[None, None, :]
+    cols *= s
+    cols -= 0.5
+    cols = np.rint(cols, out=cols).astype(np.intp)
+    cols -= lo
+    np.clip(cols, 0, hi - lo - 1, out=cols)
+    cols += (np.arange(len(rows)) * (hi - lo))[None, None, :]
+    for a in (rows, offsets, slopes, cols):
+        a.flags.writeable = False           # kept for later looks: never changed
+    return rows, lo, hi, offsets, slopes, cols
 
 
 def _theil_sen(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:

@@ -59,7 +59,11 @@ class FindBoard:
     #                                  lines is looked for (vision.agricola.board, BoardSearch.grid_looks), and only
     #                                  where that finds no sure board does the lock search on, until ...
     max_looks: int = 96              # ... this many looks in all; then the reader says in one line what it missed
-    another_looks: int = 8           # the search for another farmyard beside one read (the lock only)
+    another_looks: int = 8           # the search for another farmyard beside one read (the lock only) ...
+    another_min_area: float = 0.4    # ... from regions of the board mask covering at least this share of the one
+    #                                  read's area (a farmyard on the same table is seen about as large; the
+    #                                  smaller regions were cards and counters: at most 0.30 on the tuning
+    #                                  photos and our own art, the neighbouring farmyards 0.65-0.89)
     max_seconds: float = 1.8         # the calibration's own searches (vision.agricola.calibration) stop after this much
     #                                  CPU time too (their report's "deadline")
     camera_check: bool = True        # a lock no camera could see (a grid stretched one way, a corner bent) is refitted:

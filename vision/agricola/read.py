@@ -92,7 +92,7 @@ from vision.agricola.locate import Looks, find_board, not_found_reason
 from vision.agricola.offboard import check_off_board, off_board_values, side_values
 from vision.agricola.params import ASSEMBLE, FIND, AgricolaModels, FindBoard, MODELS
 from vision.agricola.windows import fence_window, space_window
-from vision.reading import GameReader
+from vision.reading import Covered, GameReader
 
 
 # ---------------------------------------------------------------------------
@@ -145,7 +145,7 @@ def label_counts(model) -> dict[str, list]:
 
 
 def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=None, another: bool = False,
-                    search: dict | None = None, params: FindBoard = FIND):
+                    search: dict | None = None, params: FindBoard = FIND, beside: np.ndarray | None = None):
     """The farmyard board to read in a BGR photo (:class:`vision.agricola.locate.Found`), or None.
 
     With a calibration's colour ``table``, its search first (the set's meadow and paths). Then the
@@ -154,7 +154,9 @@ def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=No
     only. ``search`` (a dict) is told what was tried, for :func:`not_found_reason`, and holds the
     search's count of looks at the fence lines (``search["looks"]``, :class:`vision.agricola.locate.Looks`):
     at most :attr:`FindBoard.max_looks` in all (:attr:`FindBoard.another_looks` for ``another``),
-    the first :attr:`FindBoard.short_looks` for the lock alone.
+    the first :attr:`FindBoard.short_looks` for the lock alone. ``beside``: for ``another``, the
+    corners of the farmyard read (photo pixels): the board mask's regions under
+    :attr:`FindBoard.another_min_area` of its area are not locked from.
     """
     from vision.agricola.board import confirm_board
     from vision.agricola.calibration import find_board_calibrated
@@ -168,6 +170,11 @@ def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=No
         looks = search["looks"] = Looks(params.another_looks if another else params.max_looks)
         if not another:
             looks.allow(params.short_looks)
+        elif beside is not None:
+            # another farmyard on the same table is seen about as large as the one read: a card or a
+            # counter the board model marks is not worth a lock (each costs 8-15 looks, 0.15-0.2 s)
+            area = abs(cv2.contourArea(np.asarray(beside, np.float32).reshape(-1, 1, 2)))
+            search["least_share"] = params.another_min_area * area / (image.shape[0] * image.shape[1])
         found = find_board(image, models, params, report=search)
 
         def longer():
@@ -178,7 +185,7 @@ def locate_farmyard(image: np.ndarray, models: AgricolaModels = MODELS, table=No
 
 def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = None,
                   off_board: dict | None = None, models: AgricolaModels = MODELS, calibration=None,
-                  another: bool = False):
+                  another: bool = False, covered: Covered | None = None):
     """Read an Agricola farmyard from a decoded photo (the stages after decoding).
 
     ``side`` is the photo's side file (read from beside the photo when not
@@ -187,7 +194,9 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     own when ``scorelens calibrate agricola`` made one, False for none, or a file; with one,
     spaces and fences are read from its colour table instead of the space and fence models.
     ``another``: a farmyard besides one already read in the photo, found by the board model's own
-    lock only (:func:`vision.agricola.board.confirm_board` without the grid of lines).
+    lock only (:func:`vision.agricola.board.confirm_board` without the grid of lines);
+    ``covered``: the photo as searched before, the farmyard read then covered
+    (:func:`vision.read.read_boards`), whose size says how large another is seen.
     """
     from vision.agricola.calibration import calibrated_readings, load_calibration
 
@@ -196,7 +205,8 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     from vision.reading import Reading
 
     search: dict = {}
-    found = locate_farmyard(image, models, table, another, search)
+    beside = covered.board if covered is not None else None
+    found = locate_farmyard(image, models, table, another, search, beside=beside)
     if found is None:
         raise UserError.naming(source, f"no Agricola farmyard found in {source}: {not_found_reason(search)}")
     clock.lap("locate")
@@ -232,8 +242,9 @@ def read_agricola(image: np.ndarray, source: str, clock, side: dict | None = Non
     clock.lap("assemble")
     card = agricola.score(assembled.state)
     clock.lap("score")
+    # the board found is what the search for another farmyard beside it starts from (Covered.board)
     return Reading("agricola", source, assembled.state, assembled.confidences, assembled.flags,
-                   assembled.findings, card, corners, rect, alternatives=assembled.alternatives)
+                   assembled.findings, card, corners, rect, alternatives=assembled.alternatives, search=found)
 
 
 def doubt_the_lock(assembled, doubt: float = ASSEMBLE.off_camera_doubt):
