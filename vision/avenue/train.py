@@ -78,6 +78,10 @@ class Training:
                                       # writers, beside 3000 and 5000 columns, 10 and 12 epochs) and not
                                       # kept (docs/avenue.md): the shipped column model was trained with none
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
+    column_start: str = ""            # an exported column model (.onnx) whose weights the column model starts
+                                      # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
+                                      # "": trained from scratch
+    column_start_lr: float = 1e-3     # the peak learning rate when starting from column_start
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
@@ -645,9 +649,42 @@ def augment(x, gen):
     return x
 
 
+def load_onnx_weights(net, path: str | Path) -> None:
+    """Put the weights of an exported model (``path``, written by :func:`export_onnx` from a
+    :func:`build_net` of the same shape) back into ``net``, in place. The export folded each batch
+    norm into its convolution, so the convolutions get the folded weights and each batch norm
+    passes its input on unchanged, plus the folded bias (its mean 0, its variance 1 - eps)."""
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+    layers = list(net)
+    pairs = [(layers[i], layers[i + 1]) for i in range(len(layers) - 1)
+             if isinstance(layers[i], nn.Conv2d) and isinstance(layers[i + 1], nn.BatchNorm2d)]
+    linear = next(m for m in layers if isinstance(m, nn.Linear))
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+    with torch.no_grad():
+        for (conv, bn), node in zip(pairs, convs):
+            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        linear.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
+        linear.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
+
+
 def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: int, params: Training,
-                seed: int, log=print):
-    """Train one classifier; returns the torch model (in eval mode)."""
+                seed: int, log=print, start: str | Path = ""):
+    """Train one classifier; returns the torch model (in eval mode). ``start``: an exported model
+    whose weights it starts from (:func:`load_onnx_weights`), fine-tuned at ``params.lr`` with its
+    batch norms' statistics kept as they were."""
     import torch
     import torch.nn as nn
 
@@ -658,6 +695,8 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     x = torch.from_numpy(normalise(pieces))
     y = torch.from_numpy(labels.astype(np.int64))
     net = build_net(n_classes, params.width)
+    if start:
+        load_onnx_weights(net, start)
     steps = params.epochs * math.ceil(len(x) / params.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
@@ -665,6 +704,10 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     t0 = time.perf_counter()
     for epoch in epochs_bar(params.epochs, name):
         net.train()
+        if start:                   # the folded statistics stay: a batch's would undo what was learnt
+            for m in net.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
         order = torch.randperm(len(x), generator=gen)
         total, correct, loss_sum = 0, 0, 0.0
         for i in range(0, len(x), params.batch):
@@ -760,8 +803,10 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         export_onnx(cell_net, out / "avenue-cells.onnx", CELL_LABELS, CUT.cell_px, params,
                     {"trained": json.dumps(data | {"pieces": int(len(cells))})})
     if "column" in which:
+        tuned = {"lr": params.column_start_lr} if params.column_start else {}
         column_net = train_model("column", column, column_y, len(COLUMN_LABELS),
-                                 replace(params, epochs=params.column_epochs), seed + 1, log)
+                                 replace(params, epochs=params.column_epochs, **tuned), seed + 1, log,
+                                 start=params.column_start)
         export_onnx(column_net, out / "avenue-column.onnx", COLUMN_LABELS, CUT.box_px, params,
                     {"trained": json.dumps(data | {"pieces": int(len(column))})})
     train_seconds = time.perf_counter() - t0
