@@ -216,3 +216,28 @@ def test_a_model_put_back_from_its_export_reads_as_the_export():
             unloaded = torch.softmax(fresh(torch.from_numpy(normalise(pieces))), 1).numpy()
     assert np.abs(probs - exported).max() < 1e-4
     assert np.abs(unloaded - exported).max() > 1e-3          # the weights came from the file
+
+
+def test_a_model_started_from_an_export_and_not_moved_reads_as_its_start():
+    # fine-tuning keeps the start's batch-norm statistics: trained at a learning rate of 0, with the
+    # term that keeps the start's readings on, the model is its start still
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from vision.classify import Classifier
+
+    torch.manual_seed(0)
+    params = replace(train.TRAINING, width=4, epochs=1, batch=8, lr=0.0, threads=1)
+    pieces = np.random.default_rng(1).integers(0, 256, (16, 40, 40)).astype(np.uint8)
+    labels = np.arange(16) % len(COLUMN_LABELS)
+    with TemporaryDirectory() as tmp:
+        start = Path(tmp) / "start.onnx"
+        train.export_onnx(train.build_net(len(COLUMN_LABELS), 4).eval(), start, COLUMN_LABELS, 40, params)
+        net = train.train_model("column", pieces, labels, len(COLUMN_LABELS), params, 0, log=lambda m: None,
+                                start=start, keep=1.0, anchored=np.arange(16) < 8)
+        again = Path(tmp) / "again.onnx"
+        train.export_onnx(net, again, COLUMN_LABELS, 40, params)
+        before, after = Classifier(start).predict(pieces).probs, Classifier(again).predict(pieces).probs
+    assert np.abs(before - after).max() < 1e-4

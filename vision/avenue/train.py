@@ -82,6 +82,9 @@ class Training:
                                       # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
                                       # "": trained from scratch
     column_start_lr: float = 1e-3     # the peak learning rate when starting from column_start
+    column_keep: float = 0.0          # starting from column_start: the weight of a term that keeps its
+                                      # readings (their KL divergence) on the renderer's own pieces, all
+                                      # but vision.avenue.hands' ones
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
@@ -661,6 +664,9 @@ def load_onnx_weights(net, path: str | Path) -> None:
 
     model = onnx.load(str(path))
     init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:          # equal tensors (biases of zeros, say) the exporter stored once
+        if node.op_type == "Identity" and node.input[0] in init:
+            init[node.output[0]] = init[node.input[0]]
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
     layers = list(net)
@@ -681,10 +687,12 @@ def load_onnx_weights(net, path: str | Path) -> None:
 
 
 def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: int, params: Training,
-                seed: int, log=print, start: str | Path = ""):
+                seed: int, log=print, start: str | Path = "", keep: float = 0.0, anchored: np.ndarray | None = None):
     """Train one classifier; returns the torch model (in eval mode). ``start``: an exported model
     whose weights it starts from (:func:`load_onnx_weights`), fine-tuned at ``params.lr`` with its
-    batch norms' statistics kept as they were."""
+    batch norms' statistics kept as they were; ``keep`` > 0 adds ``keep`` times the KL divergence of
+    the new model's readings from the start's on the pieces ``anchored`` (a boolean per piece; all
+    where None), so that what the start read right there it goes on reading."""
     import torch
     import torch.nn as nn
 
@@ -695,8 +703,14 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     x = torch.from_numpy(normalise(pieces))
     y = torch.from_numpy(labels.astype(np.int64))
     net = build_net(n_classes, params.width)
+    teacher = None
     if start:
         load_onnx_weights(net, start)
+        if keep > 0:
+            teacher = build_net(n_classes, params.width)
+            load_onnx_weights(teacher, start)
+            teacher.eval()
+    kept = torch.from_numpy(np.ones(len(x), bool) if anchored is None else np.asarray(anchored, bool))
     steps = params.epochs * math.ceil(len(x) / params.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
@@ -715,6 +729,12 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
             xb, yb = augment(x[idx], gen), y[idx]
             out = net(xb)
             loss = loss_fn(out, yb)
+            if teacher is not None:
+                with torch.no_grad():
+                    target = torch.softmax(teacher(xb), 1)
+                drift = (target * (torch.log(target + 1e-8) - torch.log_softmax(out, 1))).sum(1)
+                mask = kept[idx].to(drift.dtype)
+                loss = loss + keep * (drift * mask).sum() / len(idx)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -777,6 +797,7 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         log(f"writing {params.columns} score columns")
         kk, kky = column_pieces(params.columns, rng, params)
         column, column_y = np.concatenate([column, kk]), np.concatenate([column_y, kky])
+        renderer_columns = len(column)
         if params.hand_columns:     # from a stream of their own: the data before them is as it was
             log(f"writing {params.hand_columns} score columns by more hands, in more pens and light")
             wk, wky = hand_column_pieces(params.hand_columns, np.random.default_rng([seed, 6]), params)
@@ -806,7 +827,8 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         tuned = {"lr": params.column_start_lr} if params.column_start else {}
         column_net = train_model("column", column, column_y, len(COLUMN_LABELS),
                                  replace(params, epochs=params.column_epochs, **tuned), seed + 1, log,
-                                 start=params.column_start)
+                                 start=params.column_start, keep=params.column_keep,
+                                 anchored=np.arange(len(column)) < renderer_columns)
         export_onnx(column_net, out / "avenue-column.onnx", COLUMN_LABELS, CUT.box_px, params,
                     {"trained": json.dumps(data | {"pieces": int(len(column))})})
     train_seconds = time.perf_counter() - t0
