@@ -76,15 +76,17 @@ class Training:
                                       # light (vision.avenue.train.hand_column_pieces); tried four times on
                                       # 2026-11-28 (2500 and 1200; then 2500 with the big-looped 2 and low
                                       # writers, beside 3000 and 5000 columns, 10 and 12 epochs) and not
-                                      # kept (docs/avenue.md): the shipped column model was trained with none
+                                      # kept (docs/avenue.md): the shipped column model was trained with none;
+                                      # and on 2026-11-28 (afternoon) with more shapes, fine-tuning the
+                                      # shipped model (column_start, column_keep), four runs, not kept either
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
     column_start: str = ""            # an exported column model (.onnx) whose weights the column model starts
                                       # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
-                                      # "": trained from scratch
+                                      # "": trained from scratch (the shipped recipe)
     column_start_lr: float = 1e-3     # the peak learning rate when starting from column_start
     column_keep: float = 0.0          # starting from column_start: the weight of a term that keeps its
                                       # readings (their KL divergence) on the renderer's own pieces, all
-                                      # but vision.avenue.hands' ones
+                                      # but vision.avenue.hands' ones (tried at 1 and 3: docs/avenue.md)
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
