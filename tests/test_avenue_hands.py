@@ -99,6 +99,19 @@ def test_hand_columns_are_seeded_and_off_in_the_shipped_recipe():
     assert train.TRAINING.hand_columns == 0             # the card's command still makes the shipped model
 
 
+def test_a_writer_with_a_renderer_hand_writes_its_digits_that_way_and_letters_as_before():
+    from vision.render.handwriting import random_hand
+
+    writer = replace(STEADY, digit_hand=random_hand(np.random.default_rng(3)))
+    for text in ("E", "27"):
+        ours, theirs = np.zeros((100, 100), np.uint8), np.zeros((100, 100), np.uint8)
+        hands.write_in_box(ours, text, (10, 10, 90, 90), STEADY, np.random.default_rng(4))
+        hands.write_in_box(theirs, text, (10, 10, 90, 90), writer, np.random.default_rng(4))
+        assert theirs.max() > 200
+        assert np.array_equal(ours, theirs) == (text == "E"), text
+    assert train.TRAINING.hand_mnist == 0.0
+
+
 def _readings(column):
     """A sheet read surely: farm A's road across its two grapes, and ``column`` (letter, number, ...)."""
     readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(avenue.ROWS) for c in range(avenue.COLS)}

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.render.handwriting import bend_elastically, fit_glyphs, lay_glyphs, resampled, skeleton_points
+from vision.render.handwriting import Hand, bend_elastically, fit_glyphs, glyph, lay_glyphs, resampled, skeleton_points
 
 # A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
 # and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
@@ -183,6 +183,8 @@ class Writer:
     wander: float            # how far off the box's middle they write, as a share of the room left
     sink: float = 0.0        # writing low: the baseline this far below the box's bottom line, as a share of
                              # the box's height (0: inside the box), so that a bar or a foot lies on the line
+    digit_hand: Hand | None = None   # where given, digits are this renderer hand's (MNIST, its split)
+                                     # rather than drawn from SHAPES
 
 
 def random_writer(rng: np.random.Generator) -> Writer:
@@ -252,7 +254,8 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
     height = bh * writer.size * rng.uniform(0.9, 1.1)
-    glyphs = [written(ch, writer, rng, height) for ch in text]
+    glyphs = [glyph(ch, writer.digit_hand, rng, height) if writer.digit_hand is not None and ch.isdigit()
+              else written(ch, writer, rng, height) for ch in text]
     glyphs, gap, total_w, total_h = fit_glyphs(glyphs, int(writer.spacing * height), (0.96 * bw, 0.98 * bh))
     room_x, room_y = max(0.0, bw - total_w), max(0.0, bh - total_h)
     cx = x0 + bw / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_x

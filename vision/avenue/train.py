@@ -80,6 +80,8 @@ class Training:
                                       # and on 2026-11-28 (afternoon) with more shapes, fine-tuning the
                                       # shipped model (column_start, column_keep), four runs, not kept either
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
+    hand_mnist: float = 0.0           # of those, the share whose digits are the renderer's (MNIST, train split),
+                                      # the letters still vision.avenue.hands' (tried once: docs/avenue.md)
     column_start: str = ""            # an exported column model (.onnx) whose weights the column model starts
                                       # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
                                       # "": trained from scratch (the shipped recipe)
@@ -545,6 +547,8 @@ def hand_column_pieces(n: int, rng: np.random.Generator, params: Training):
             printed = draw.draw_printed(avenue.DEFAULT_TEMPLATE, draw.random_style(rng), ppm, rng).astype(np.float32)
         sheet = avenue.Sheet(avenue.DEFAULT_TEMPLATE, avenue.Sheet.blank().roads, random_rounds(rng, as_played=True))
         writer = random_writer(rng)
+        if params.hand_mnist and rng.random() < params.hand_mnist:
+            writer = replace(writer, digit_hand=draw.random_player(rng, "train").hand)
         pen = varied_pen(rng) if rng.random() < 0.6 else draw.random_pen(rng)
         pen = replace(pen, tooth=pen.tooth * 0.7)   # a letter's strokes are short: fewer of them broken away
         mask = np.zeros(printed.shape[:2], np.uint8)
