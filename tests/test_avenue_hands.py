@@ -99,6 +99,19 @@ def test_hand_columns_are_seeded_and_off_in_the_shipped_recipe():
     assert train.TRAINING.hand_columns == 0             # the card's command still makes the shipped model
 
 
+def test_a_writer_with_a_renderer_hand_writes_its_digits_that_way_and_letters_as_before():
+    from vision.render.handwriting import random_hand
+
+    writer = replace(STEADY, digit_hand=random_hand(np.random.default_rng(3)))
+    for text in ("E", "27"):
+        ours, theirs = np.zeros((100, 100), np.uint8), np.zeros((100, 100), np.uint8)
+        hands.write_in_box(ours, text, (10, 10, 90, 90), STEADY, np.random.default_rng(4))
+        hands.write_in_box(theirs, text, (10, 10, 90, 90), writer, np.random.default_rng(4))
+        assert theirs.max() > 200
+        assert np.array_equal(ours, theirs) == (text == "E"), text
+    assert train.TRAINING.hand_mnist == 0.0
+
+
 def _readings(column):
     """A sheet read surely: farm A's road across its two grapes, and ``column`` (letter, number, ...)."""
     readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(avenue.ROWS) for c in range(avenue.COLS)}
@@ -164,3 +177,80 @@ def test_a_two_with_a_big_loop_at_its_foot_has_its_ink_low_and_a_hole_in_it():
         rows = (mask > 128).sum(axis=1)
         assert rows[len(rows) // 2:].sum() > rows[:len(rows) // 2].sum(), shape   # the weight is low
     assert holes(steady("2", 0)) == 0
+
+
+def test_ones_with_a_foot_have_a_bar_on_the_line_and_crossed_sevens_a_bar_through_the_stem():
+    def bottom_row_ink(mask):              # how wide the ink is on the glyph's lowest rows
+        return (mask[-4:] > 128).any(axis=0).sum() / mask.shape[0]
+
+    feet = [k for k, shape in enumerate(hands.SHAPES["1"]) if len(shape) == 2]   # a stem and a foot
+    plain = bottom_row_ink(steady("1", 0))
+    assert len(feet) >= 3 and plain < 0.15
+    assert all(bottom_row_ink(steady("1", k)) > 0.3 for k in feet)
+
+    def middle_width(mask):                # how wide the ink is across the glyph's middle
+        rows = mask[int(0.4 * len(mask)):int(0.6 * len(mask))] > 128
+        return max(np.flatnonzero(r)[-1] - np.flatnonzero(r)[0] for r in rows if r.any()) / mask.shape[1]
+
+    crossed = [k for k, shape in enumerate(hands.SHAPES["7"]) if len(shape) == 2]
+    assert len(crossed) >= 3
+    assert all(middle_width(steady("7", k)) > 0.5 for k in crossed)
+    assert middle_width(steady("7", 0)) < 0.35
+
+
+def test_a_model_put_back_from_its_export_reads_as_the_export():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from vision.classify import Classifier, normalise
+
+    torch.manual_seed(0)
+    net = train.build_net(len(COLUMN_LABELS), 4).eval()
+    with torch.no_grad():                  # batch norms with statistics of their own, to be folded
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+    pieces = np.random.default_rng(0).integers(0, 256, (6, 40, 40)).astype(np.uint8)
+    with TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.onnx"
+        train.export_onnx(net, path, COLUMN_LABELS, 40, train.TRAINING)
+        again = train.build_net(len(COLUMN_LABELS), 4)
+        train.load_onnx_weights(again, path)
+        with torch.no_grad():
+            probs = torch.softmax(again.eval()(torch.from_numpy(normalise(pieces))), 1).numpy()
+        exported = Classifier(path).predict(pieces).probs
+        fresh = train.build_net(len(COLUMN_LABELS), 4).eval()
+        with torch.no_grad():
+            unloaded = torch.softmax(fresh(torch.from_numpy(normalise(pieces))), 1).numpy()
+    assert np.abs(probs - exported).max() < 1e-4
+    assert np.abs(unloaded - exported).max() > 1e-3          # the weights came from the file
+
+
+def test_a_model_started_from_an_export_and_not_moved_reads_as_its_start():
+    # fine-tuning keeps the start's batch-norm statistics: trained at a learning rate of 0, with the
+    # term that keeps the start's readings on, the model is its start still
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from vision.classify import Classifier
+
+    torch.manual_seed(0)
+    params = replace(train.TRAINING, width=4, epochs=1, batch=8, lr=0.0, threads=1)
+    pieces = np.random.default_rng(1).integers(0, 256, (16, 40, 40)).astype(np.uint8)
+    labels = np.arange(16) % len(COLUMN_LABELS)
+    with TemporaryDirectory() as tmp:
+        start = Path(tmp) / "start.onnx"
+        train.export_onnx(train.build_net(len(COLUMN_LABELS), 4).eval(), start, COLUMN_LABELS, 40, params)
+        net = train.train_model("column", pieces, labels, len(COLUMN_LABELS), params, 0, log=lambda m: None,
+                                start=start, keep=1.0, anchored=np.arange(16) < 8)
+        again = Path(tmp) / "again.onnx"
+        train.export_onnx(net, again, COLUMN_LABELS, 40, params)
+        before, after = Classifier(start).predict(pieces).probs, Classifier(again).predict(pieces).probs
+    assert np.abs(before - after).max() < 1e-4

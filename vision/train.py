@@ -51,7 +51,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="train only this model: an Avenue one (the data drawn is the same), the "
                              "Carcassonne meeple or tile model, the Agricola readers (space and fence models), the "
                              "Agricola space model alone or the Agricola board model")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="Avenue: one field of vision.avenue.train.Training changed for this run, e.g. "
+                             "--set hand_columns=2500 --set column_start=models/avenue-column.onnx (repeatable)")
     args = parser.parse_args(argv)
+    try:
+        changes = training_changes(args.set)
+    except ValueError as e:
+        parser.error(str(e))
+    if changes and args.game != "avenue":
+        parser.error("--set changes the Avenue training only")
     if args.only is not None and args.only not in ONLY[args.game]:
         parser.error(f"--only {args.only} is not {'an' if args.game[0] in 'aeiou' else 'a'} {args.game} choice"
                      + (f" ({', '.join(ONLY[args.game])})" if ONLY[args.game] else " (the detector is one model)"))
@@ -79,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only == "tiles":
             return status
         return status or train_carcassonne_meeples(args.seed, Path(args.out), quick=args.quick, log=log)
-    params = TRAINING
+    params = replace(TRAINING, **changes)
     if args.quick:
         params = replace(params, photos=8, flat_sheets=30, columns=60, printed_sheets=10, epochs=2, cell_photos=4,
                          faint_sheets=10,
@@ -101,6 +110,35 @@ def main(argv: list[str] | None = None) -> int:
         train_printed(args.seed, out, params, np.random.default_rng([args.seed, 2]), log)
     log("done")
     return 0
+
+
+def training_changes(pairs: list[str]) -> dict:
+    """``--set FIELD=VALUE`` pairs as changes to :class:`vision.avenue.train.Training`, each value
+    read as its field's type.
+
+    >>> training_changes(["hand_columns=2500", "column_start=models/avenue-column.onnx", "column_start_lr=5e-4"])
+    {'hand_columns': 2500, 'column_start': 'models/avenue-column.onnx', 'column_start_lr': 0.0005}
+    >>> training_changes(["hands=3"])
+    Traceback (most recent call last):
+    ...
+    ValueError: --set hands=3: Training has no field hands
+    """
+    defaults = asdict(TRAINING)
+    out = {}
+    for pair in pairs:
+        field, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--set {pair}: not FIELD=VALUE")
+        if field not in defaults:
+            raise ValueError(f"--set {pair}: Training has no field {field}")
+        kind = type(defaults[field])
+        if kind is tuple or kind is bool:
+            raise ValueError(f"--set {pair}: {field} is not a number or a text")
+        try:
+            out[field] = kind(value)
+        except ValueError:
+            raise ValueError(f"--set {pair}: {field} takes a {kind.__name__}") from None
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 The renderer's hands (:mod:`vision.render.handwriting`) write digits from one source (a sample
 of MNIST) and farm letters from one skeleton each. Real players write an E as a block E, a
-rounded "ε" or a C with a bar; a 4 open or closed at the top; a 1 with or without a flag and a
-foot; a 2 plain or with a small or a big loop at its foot; a 7 crossed or not; a 6 with a straight
-or a curved stem and a big or a small loop. This module draws every letter A-F and digit 0-9 from
+rounded "ε" (in one stroke or two) or a C with a bar; an A, B, C, D and F in cursive, and an A, B
+and D as a tall small "α", "b" and "d"; a 4 open or closed at the top; a 1 with or without a flag
+(short or long) and a foot; a 2 plain or with a small or a big loop at its foot; a 7 crossed or not;
+a 6 with a straight or a curved stem and a big, small or tall loop. This module draws every letter A-F and digit 0-9 from
 several such **shapes** (stroke skeletons in a unit box), and each :class:`Writer` keeps one shape
 per character, with their own slant, width, stroke weight, tremor, bend (elastic distortion) and
 pressure (a stroke thicker and thinner along its way); some write low, their feet on the box's
@@ -13,7 +14,7 @@ bottom line. Training only: nothing here is used when reading.
 >>> rng = np.random.default_rng(0)
 >>> w = random_writer(rng)
 >>> m = written("E", w, rng, 30)
->>> m.dtype, 20 <= m.shape[0] <= 40, int(m.max()) > 200
+>>> m.dtype, 20 <= m.shape[0] <= 45, int(m.max()) > 200         # a bold, bent hand overshoots a little
 (dtype('uint8'), True, True)
 >>> sorted(SHAPES) == sorted("ABCDEF0123456789")
 True
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.render.handwriting import bend_elastically, fit_glyphs, lay_glyphs, resampled, skeleton_points
+from vision.render.handwriting import Hand, bend_elastically, fit_glyphs, glyph, lay_glyphs, resampled, skeleton_points
 
 # A shape is a list of strokes in a unit box (x right, y down, 0..1); a stroke is a list of points
 # and arcs, an arc ("arc", cx, cy, rx, ry, start_deg, end_deg) with angles clockwise from +x (y
@@ -38,6 +39,8 @@ SHAPES: dict[str, list[list]] = {
          [(0.05, 0.6), (0.95, 0.6)]],                                                      # round top
         [[(0.1, 1.0), (0.35, 0.0), (0.65, 0.0), (0.9, 1.0)], [(0.18, 0.6), (0.82, 0.6)]],   # flat top
         [[(0.0, 1.0), (0.5, 0.0), (1.0, 1.0)], [(0.0, 0.72), (1.0, 0.66)]],                 # long low bar
+        [[(0.05, 1.0), (0.5, 0.0), (0.95, 1.0), (0.75, 0.58), (0.15, 0.64)]],                # cursive: one stroke, back
+        [[("arc", 0.45, 0.55, 0.43, 0.43, -15, -345)], [(0.9, 0.12), (0.88, 0.9), (1.0, 1.0)]],   # a round "α" A
     ],
     "B": [
         [[(0.05, 1.0), (0.05, 0.0)],
@@ -48,17 +51,25 @@ SHAPES: dict[str, list[list]] = {
          [(0.3, 0.47), ("arc", 0.45, 0.73, 0.5, 0.27, -90, 90), (0.1, 1.0)]],
         [[(0.1, 1.0), (0.1, 0.0), ("arc", 0.4, 0.2, 0.45, 0.2, -90, 90), (0.1, 0.4),        # one stroke
           ("arc", 0.45, 0.7, 0.5, 0.3, -90, 90), (0.1, 1.0)]],
+        [[(0.0, 0.15), (0.2, 0.0), (0.2, 1.0)],                                               # cursive: a lead-in
+         [(0.2, 0.05), ("arc", 0.5, 0.25, 0.42, 0.23, -120, 90), ("arc", 0.38, 0.5, 0.08, 0.05, -90, -450),
+          ("arc", 0.5, 0.75, 0.48, 0.25, -90, 90), (0.0, 0.95)]],
+        [[(0.15, 0.0), (0.15, 1.0)], [("arc", 0.5, 0.68, 0.36, 0.32, 180, -180)]],            # a small "b", tall
     ],
     "C": [
         [[("arc", 0.55, 0.5, 0.5, 0.5, -40, -320)]],
         [[("arc", 0.55, 0.5, 0.5, 0.5, -60, -300)]],                                       # wide open
         [[("arc", 0.55, 0.5, 0.5, 0.5, -20, -330)]],                                       # nearly closed
         [[("arc", 0.75, 0.12, 0.12, 0.1, 90, -200), ("arc", 0.55, 0.5, 0.5, 0.45, -90, -320)]],   # a hook on top
+        [[("arc", 0.6, 0.5, 0.45, 0.5, -50, -300), (1.0, 0.78)]],                          # cursive: a flick at its foot
     ],
     "D": [
         [[(0.05, 0.0), (0.05, 1.0)], [(0.05, 0.0), (0.4, 0.0), ("arc", 0.4, 0.5, 0.58, 0.5, -90, 90), (0.05, 1.0)]],
         [[(0.1, 0.0), (0.1, 1.0)], [(0.0, 0.05), ("arc", 0.2, 0.5, 0.78, 0.5, -90, 90), (0.05, 1.0)]],   # round
         [[(0.1, 1.0), (0.1, 0.0), ("arc", 0.1, 0.5, 0.85, 0.5, -90, 90)]],                  # one stroke
+        [[(0.0, 0.1), (0.35, 0.0), ("arc", 0.35, 0.5, 0.6, 0.5, -90, 90), (0.0, 0.95), (0.2, 0.85),
+          (0.22, 0.05)]],                                                                 # cursive: a loop at its foot
+        [[("arc", 0.45, 0.66, 0.4, 0.34, -10, -350)], [(0.86, 0.0), (0.86, 0.92), (1.0, 1.0)]],   # a small "d", tall
     ],
     "E": [
         [[(0.9, 0.0), (0.05, 0.0), (0.05, 1.0), (0.95, 1.0)], [(0.05, 0.5), (0.7, 0.5)]],   # block
@@ -67,12 +78,18 @@ SHAPES: dict[str, list[list]] = {
           ("arc", 0.58, 0.75, 0.45, 0.25, -110, -340)]],                                   # ε with a loop
         [[("arc", 0.55, 0.5, 0.5, 0.5, -40, -320)], [(0.05, 0.5), (0.6, 0.5)]],             # a C with a bar
         [[(0.85, 0.0), (0.1, 0.0), (0.1, 1.0), (0.85, 1.0)], [(0.1, 0.5), (0.55, 0.5)]],    # short bars
+        [[("arc", 0.6, 0.26, 0.36, 0.26, -40, -270), (0.35, 0.5), ("arc", 0.6, 0.75, 0.45, 0.25, -90, -320)]],
+                                                                        # ε in one stroke, a point in its middle
+        [[("arc", 0.55, 0.28, 0.3, 0.28, -10, -270), ("arc", 0.55, 0.74, 0.45, 0.26, -90, -300),
+          (1.0, 0.82)]],                                                                  # ε, small top, a flick
     ],
     "F": [
         [[(0.95, 0.0), (0.05, 0.0), (0.05, 1.0)], [(0.05, 0.48), (0.7, 0.48)]],
         [[("arc", 0.55, 0.22, 0.4, 0.2, -10, -180), (0.15, 1.0)], [(0.0, 0.5), (0.7, 0.5)]],   # hooked top
         [[(0.1, 0.0), (0.1, 1.0)], [(0.1, 0.0), (0.9, 0.02)], [(0.0, 0.52), (0.65, 0.5)]],  # bar across
         [[(0.8, 0.0), (0.15, 0.0), (0.15, 1.0)], [(0.15, 0.45), (0.85, 0.45)]],             # long middle bar
+        [[(0.0, 0.12), (0.3, 0.0), (0.65, 0.08), (1.0, 0.0)],                                # cursive: a wavy top,
+         [(0.55, 0.05), (0.45, 0.85), ("arc", 0.3, 0.85, 0.15, 0.15, 0, 180)], [(0.2, 0.5), (0.8, 0.48)]],  # a hooked foot
     ],
     "0": [
         [[("arc", 0.5, 0.5, 0.5, 0.5, -90, 270)]],
@@ -84,6 +101,9 @@ SHAPES: dict[str, list[list]] = {
         [[(0.15, 0.3), (0.6, 0.0), (0.6, 1.0)]],                                            # a flag
         [[(0.2, 0.25), (0.55, 0.0), (0.55, 1.0)], [(0.15, 1.0), (0.95, 1.0)]],              # flag and foot
         [[(0.3, 0.15), (0.55, 0.0), (0.45, 1.0)]],                                          # short flag, bent
+        [[(0.5, 0.0), (0.5, 1.0)], [(0.15, 1.0), (0.85, 1.0)]],                             # a foot, no flag
+        [[(0.0, 0.45), (0.65, 0.0), (0.62, 1.0)]],                                          # a long flag
+        [[(0.0, 0.4), (0.6, 0.0), (0.6, 1.0)], [(0.25, 1.0), (0.95, 1.0)]],                 # a long flag and a foot
     ],
     "2": [
         [[("arc", 0.5, 0.3, 0.45, 0.3, -170, 20), (0.0, 1.0), (1.0, 1.0)]],
@@ -106,6 +126,8 @@ SHAPES: dict[str, list[list]] = {
         [[(0.15, 0.0), (0.05, 0.62), (1.0, 0.62)], [(0.72, 0.15), (0.72, 1.0)]],             # open top
         [[(0.6, 0.0), (0.0, 0.65), (0.95, 0.65)], [(0.75, 0.3), (0.75, 1.0)]],               # closed, short stem
         [[(0.1, 0.0), (0.1, 0.55), (0.95, 0.55)], [(0.75, 0.0), (0.7, 1.0)]],                # open, square
+        [[(0.7, 0.0), (0.15, 0.55), (1.0, 0.55)], [(0.7, 0.0), (0.68, 1.0)]],               # closed, a high bar
+        [[(0.65, 0.05), (0.05, 0.7), (0.85, 0.68)], [(0.72, 0.0), (0.65, 1.0)]],            # closed, in one go
     ],
     "5": [
         [[(0.9, 0.0), (0.2, 0.0), (0.15, 0.45)], [(0.15, 0.45), ("arc", 0.45, 0.68, 0.45, 0.32, -130, 150)]],
@@ -117,12 +139,15 @@ SHAPES: dict[str, list[list]] = {
         [[(0.8, 0.0), (0.1, 0.62), ("arc", 0.5, 0.72, 0.42, 0.28, 180, -180)]],             # a straight stem
         [[("arc", 0.65, 0.55, 0.55, 0.55, -70, -180), ("arc", 0.5, 0.78, 0.4, 0.22, 180, -180)]],   # small loop
         [[("arc", 0.55, 0.5, 0.45, 0.5, -50, -180), ("arc", 0.5, 0.7, 0.45, 0.3, 180, -180)]],     # round stem
+        [[("arc", 0.6, 0.5, 0.5, 0.5, -80, -180), ("arc", 0.5, 0.66, 0.45, 0.34, 180, -170)]],     # a tall loop
     ],
     "7": [
         [[(0.0, 0.0), (1.0, 0.0), (0.35, 1.0)]],
         [[(0.0, 0.0), (1.0, 0.0), (0.35, 1.0)], [(0.3, 0.52), (0.9, 0.5)]],                 # crossed
         [[(0.0, 0.15), (0.05, 0.0), (1.0, 0.0), (0.45, 1.0)]],                              # a tick on top
         [[(0.0, 0.0), (1.0, 0.0), (0.75, 0.35), (0.55, 0.7), (0.5, 1.0)]],                   # a curved stem
+        [[(0.0, 0.15), (0.05, 0.0), (1.0, 0.0), (0.4, 1.0)], [(0.2, 0.5), (0.85, 0.5)]],      # a tick, crossed
+        [[(0.0, 0.05), (1.0, 0.0), (0.6, 0.5), (0.5, 1.0)], [(0.3, 0.45), (0.95, 0.42)]],     # crossed, long bar
     ],
     "8": [
         [[("arc", 0.5, 0.25, 0.36, 0.25, 90, 450)], [("arc", 0.5, 0.74, 0.46, 0.26, -90, 270)]],
@@ -158,6 +183,8 @@ class Writer:
     wander: float            # how far off the box's middle they write, as a share of the room left
     sink: float = 0.0        # writing low: the baseline this far below the box's bottom line, as a share of
                              # the box's height (0: inside the box), so that a bar or a foot lies on the line
+    digit_hand: Hand | None = None   # where given, digits are this renderer hand's (MNIST, its split)
+                                     # rather than drawn from SHAPES
 
 
 def random_writer(rng: np.random.Generator) -> Writer:
@@ -227,7 +254,8 @@ def write_in_box(mask: np.ndarray, text: str, box: tuple[float, float, float, fl
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
     height = bh * writer.size * rng.uniform(0.9, 1.1)
-    glyphs = [written(ch, writer, rng, height) for ch in text]
+    glyphs = [glyph(ch, writer.digit_hand, rng, height) if writer.digit_hand is not None and ch.isdigit()
+              else written(ch, writer, rng, height) for ch in text]
     glyphs, gap, total_w, total_h = fit_glyphs(glyphs, int(writer.spacing * height), (0.96 * bw, 0.98 * bh))
     room_x, room_y = max(0.0, bw - total_w), max(0.0, bh - total_h)
     cx = x0 + bw / 2 + rng.uniform(-0.5, 0.5) * writer.wander * room_x

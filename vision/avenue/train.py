@@ -76,8 +76,19 @@ class Training:
                                       # light (vision.avenue.train.hand_column_pieces); tried four times on
                                       # 2026-11-28 (2500 and 1200; then 2500 with the big-looped 2 and low
                                       # writers, beside 3000 and 5000 columns, 10 and 12 epochs) and not
-                                      # kept (docs/avenue.md): the shipped column model was trained with none
+                                      # kept (docs/avenue.md): the shipped column model was trained with none;
+                                      # and on 2026-11-28 (afternoon) with more shapes, fine-tuning the
+                                      # shipped model (column_start, column_keep), four runs, not kept either
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
+    hand_mnist: float = 0.0           # of those, the share whose digits are the renderer's (MNIST, train split),
+                                      # the letters still vision.avenue.hands' (tried once: docs/avenue.md)
+    column_start: str = ""            # an exported column model (.onnx) whose weights the column model starts
+                                      # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
+                                      # "": trained from scratch (the shipped recipe)
+    column_start_lr: float = 1e-3     # the peak learning rate when starting from column_start
+    column_keep: float = 0.0          # starting from column_start: the weight of a term that keeps its
+                                      # readings (their KL divergence) on the renderer's own pieces, all
+                                      # but vision.avenue.hands' ones (tried at 1 and 3: docs/avenue.md)
     cell_photos: int = 80             # more photos, for the cell model only (larger, as the benchmark's)
     cell_photo_megapixels: tuple = (4.0, 12.0)
     faint_sheets: int = 200           # flat sheets in faint pens under shadows, for the cell model only
@@ -536,6 +547,8 @@ def hand_column_pieces(n: int, rng: np.random.Generator, params: Training):
             printed = draw.draw_printed(avenue.DEFAULT_TEMPLATE, draw.random_style(rng), ppm, rng).astype(np.float32)
         sheet = avenue.Sheet(avenue.DEFAULT_TEMPLATE, avenue.Sheet.blank().roads, random_rounds(rng, as_played=True))
         writer = random_writer(rng)
+        if params.hand_mnist and rng.random() < params.hand_mnist:
+            writer = replace(writer, digit_hand=draw.random_player(rng, "train").hand)
         pen = varied_pen(rng) if rng.random() < 0.6 else draw.random_pen(rng)
         pen = replace(pen, tooth=pen.tooth * 0.7)   # a letter's strokes are short: fewer of them broken away
         mask = np.zeros(printed.shape[:2], np.uint8)
@@ -645,9 +658,47 @@ def augment(x, gen):
     return x
 
 
+def load_onnx_weights(net, path: str | Path) -> None:
+    """Put the weights of an exported model (``path``, written by :func:`export_onnx` from a
+    :func:`build_net` of the same shape) back into ``net``, in place. The export folded each batch
+    norm into its convolution, so the convolutions get the folded weights and each batch norm
+    passes its input on unchanged, plus the folded bias (its mean 0, its variance 1 - eps)."""
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:          # equal tensors (biases of zeros, say) the exporter stored once
+        if node.op_type == "Identity" and node.input[0] in init:
+            init[node.output[0]] = init[node.input[0]]
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+    layers = list(net)
+    pairs = [(layers[i], layers[i + 1]) for i in range(len(layers) - 1)
+             if isinstance(layers[i], nn.Conv2d) and isinstance(layers[i + 1], nn.BatchNorm2d)]
+    linear = next(m for m in layers if isinstance(m, nn.Linear))
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+    with torch.no_grad():
+        for (conv, bn), node in zip(pairs, convs):
+            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        linear.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
+        linear.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
+
+
 def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: int, params: Training,
-                seed: int, log=print):
-    """Train one classifier; returns the torch model (in eval mode)."""
+                seed: int, log=print, start: str | Path = "", keep: float = 0.0, anchored: np.ndarray | None = None):
+    """Train one classifier; returns the torch model (in eval mode). ``start``: an exported model
+    whose weights it starts from (:func:`load_onnx_weights`), fine-tuned at ``params.lr`` with its
+    batch norms' statistics kept as they were; ``keep`` > 0 adds ``keep`` times the KL divergence of
+    the new model's readings from the start's on the pieces ``anchored`` (a boolean per piece; all
+    where None), so that what the start read right there it goes on reading."""
     import torch
     import torch.nn as nn
 
@@ -658,6 +709,14 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     x = torch.from_numpy(normalise(pieces))
     y = torch.from_numpy(labels.astype(np.int64))
     net = build_net(n_classes, params.width)
+    teacher = None
+    if start:
+        load_onnx_weights(net, start)
+        if keep > 0:
+            teacher = build_net(n_classes, params.width)
+            load_onnx_weights(teacher, start)
+            teacher.eval()
+    kept = torch.from_numpy(np.ones(len(x), bool) if anchored is None else np.asarray(anchored, bool))
     steps = params.epochs * math.ceil(len(x) / params.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=params.lr, weight_decay=params.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=params.lr, total_steps=steps, pct_start=0.15)
@@ -665,6 +724,10 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     t0 = time.perf_counter()
     for epoch in epochs_bar(params.epochs, name):
         net.train()
+        if start:                   # the folded statistics stay: a batch's would undo what was learnt
+            for m in net.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
         order = torch.randperm(len(x), generator=gen)
         total, correct, loss_sum = 0, 0, 0.0
         for i in range(0, len(x), params.batch):
@@ -672,6 +735,12 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
             xb, yb = augment(x[idx], gen), y[idx]
             out = net(xb)
             loss = loss_fn(out, yb)
+            if teacher is not None:
+                with torch.no_grad():
+                    target = torch.softmax(teacher(xb), 1)
+                drift = (target * (torch.log(target + 1e-8) - torch.log_softmax(out, 1))).sum(1)
+                mask = kept[idx].to(drift.dtype)
+                loss = loss + keep * (drift * mask).sum() / len(idx)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -734,6 +803,7 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         log(f"writing {params.columns} score columns")
         kk, kky = column_pieces(params.columns, rng, params)
         column, column_y = np.concatenate([column, kk]), np.concatenate([column_y, kky])
+        renderer_columns = len(column)
         if params.hand_columns:     # from a stream of their own: the data before them is as it was
             log(f"writing {params.hand_columns} score columns by more hands, in more pens and light")
             wk, wky = hand_column_pieces(params.hand_columns, np.random.default_rng([seed, 6]), params)
@@ -760,8 +830,11 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
         export_onnx(cell_net, out / "avenue-cells.onnx", CELL_LABELS, CUT.cell_px, params,
                     {"trained": json.dumps(data | {"pieces": int(len(cells))})})
     if "column" in which:
+        tuned = {"lr": params.column_start_lr} if params.column_start else {}
         column_net = train_model("column", column, column_y, len(COLUMN_LABELS),
-                                 replace(params, epochs=params.column_epochs), seed + 1, log)
+                                 replace(params, epochs=params.column_epochs, **tuned), seed + 1, log,
+                                 start=params.column_start, keep=params.column_keep,
+                                 anchored=np.arange(len(column)) < renderer_columns)
         export_onnx(column_net, out / "avenue-column.onnx", COLUMN_LABELS, CUT.box_px, params,
                     {"trained": json.dumps(data | {"pieces": int(len(column))})})
     train_seconds = time.perf_counter() - t0
