@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 GAMES = ("avenue", "agricola", "carcassonne")
 TOOLS = ("render", "proxy", "train", "calibrate", "template")
 SHARED = {"vision", "vision.limits", "vision.photo", "vision.geometry", "vision.quad", "vision.classify",
-          "vision.truth", "vision.inputs", "vision.reading", "vision.progress",
+          "vision.truth", "vision.inputs", "vision.reading", "vision.progress", "vision.finetune",
           "vision.render", "vision.render.camera", "vision.render.draw", "vision.render.handwriting"}
 #: The applications, and the packages of applications (every module in them is one).
 APPLICATIONS = {"vision.batch", "vision.bench", "vision.cli", "vision.learn", "vision.review", "vision.serve",

@@ -14,6 +14,7 @@ import numpy as np
 
 from scoring import agricola
 from scoring.agricola import ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Farm, Farmyard, Space
+from vision.finetune import load_onnx_weights
 from vision.geometry import AGRICOLA, AgricolaBoard
 from vision.agricola.cut import board_white, cut_fences, cut_spaces, normalise_colour, rectify_board, shrink
 from vision.agricola.params import CUT, FENCE_LABELS, FIND, MAX_ANIMALS_ON_A_SPACE, SPACE_HEADS
@@ -208,37 +209,6 @@ def augment_colour(x, gen, geometry: bool = True, permute: bool = False, shift: 
     v = torch.where(blur, F.conv2d(F.pad(v, (1, 1, 1, 1), mode="replicate"), k, groups=3), v)
     v = v + torch.randn(v.shape, generator=gen, device=dev) * 0.03 * rand(n, 1, 1, 1)
     return v - 0.5
-
-
-def load_onnx_weights(net, path: str | Path) -> None:
-    """Put the weights of an exported model (``path``, written by :func:`export` from a network
-    of the same shape) back into ``net``, in place. The export folded each batch norm into the
-    convolution before it, so each convolution gets the folded weights and each batch norm passes
-    its input on with the folded bias (mean 0, variance 1 - eps, scale 1); fine-tune with those
-    statistics kept (:func:`fit`'s ``keep_norms``)."""
-    import onnx
-    import torch
-    import torch.nn as nn
-    from onnx import numpy_helper
-
-    model = onnx.load(str(path))
-    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
-    layers = [m for m in net.modules() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d, nn.Linear))]
-    pairs = [(a, b) for a, b in zip(layers, layers[1:]) if isinstance(a, nn.Conv2d) and isinstance(b, nn.BatchNorm2d)]
-    linear = next(m for m in layers if isinstance(m, nn.Linear))
-    if len(pairs) != len(convs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
-    with torch.no_grad():
-        for (conv, norm), node in zip(pairs, convs):
-            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
-            norm.weight.fill_(1.0)
-            norm.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
-        linear.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
-        linear.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
 
 
 def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str, augment, log=print,

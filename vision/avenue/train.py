@@ -49,6 +49,7 @@ import numpy as np
 
 from scoring import avenue
 from vision.avenue.cells import CUT, PRINTED_CUT, cut_cells, prepare_cells, prepare_column
+from vision.finetune import load_onnx_weights
 from vision.geometry import AVENUE
 from vision.render.camera import jitter_sheet
 from vision.progress import epochs_bar
@@ -656,40 +657,6 @@ def augment(x, gen):
     x = torch.where(blur, F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), k), x)
     x = x + torch.randn(x.shape, generator=gen) * 0.04 * torch.rand(n, 1, 1, 1, generator=gen)
     return x
-
-
-def load_onnx_weights(net, path: str | Path) -> None:
-    """Put the weights of an exported model (``path``, written by :func:`export_onnx` from a
-    :func:`build_net` of the same shape) back into ``net``, in place. The export folded each batch
-    norm into its convolution, so the convolutions get the folded weights and each batch norm
-    passes its input on unchanged, plus the folded bias (its mean 0, its variance 1 - eps)."""
-    import onnx
-    import torch
-    import torch.nn as nn
-    from onnx import numpy_helper
-
-    model = onnx.load(str(path))
-    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    for node in model.graph.node:          # equal tensors (biases of zeros, say) the exporter stored once
-        if node.op_type == "Identity" and node.input[0] in init:
-            init[node.output[0]] = init[node.input[0]]
-    convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
-    layers = list(net)
-    pairs = [(layers[i], layers[i + 1]) for i in range(len(layers) - 1)
-             if isinstance(layers[i], nn.Conv2d) and isinstance(layers[i + 1], nn.BatchNorm2d)]
-    linear = next(m for m in layers if isinstance(m, nn.Linear))
-    if len(pairs) != len(convs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
-    with torch.no_grad():
-        for (conv, bn), node in zip(pairs, convs):
-            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
-        linear.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
-        linear.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
 
 
 def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: int, params: Training,
