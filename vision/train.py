@@ -52,15 +52,18 @@ def main(argv: list[str] | None = None) -> int:
                              "Carcassonne meeple or tile model, the Agricola readers (space and fence models), the "
                              "Agricola space model alone or the Agricola board model")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="Avenue: one field of vision.avenue.train.Training changed for this run, e.g. "
-                             "--set hand_columns=2500 --set column_start=models/avenue-column.onnx (repeatable)")
+                        help="Avenue and Agricola: one field of the game's Training (vision.GAME.train) changed for "
+                             "this run, e.g. --set hand_columns=2500 --set column_start=models/avenue-column.onnx "
+                             "(repeatable)")
     args = parser.parse_args(argv)
+    if args.set and args.game not in ("avenue", "agricola"):
+        parser.error("--set changes the Avenue or Agricola training only")
+    if args.game == "agricola":
+        from vision.agricola.train import TRAINING as AGRICOLA_TRAINING
     try:
-        changes = training_changes(args.set)
+        changes = training_changes(args.set, AGRICOLA_TRAINING if args.game == "agricola" else TRAINING)
     except ValueError as e:
         parser.error(str(e))
-    if changes and args.game != "avenue":
-        parser.error("--set changes the Avenue training only")
     if args.only is not None and args.only not in ONLY[args.game]:
         parser.error(f"--only {args.only} is not {'an' if args.game[0] in 'aeiou' else 'a'} {args.game} choice"
                      + (f" ({', '.join(ONLY[args.game])})" if ONLY[args.game] else " (the detector is one model)"))
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.game == "agricola":            # the Agricola models are trained by their reader's module
         from vision.agricola.train import train_models
         return train_models(args.seed, Path(args.out), quick=args.quick, only=args.only, workers=args.workers,
-                            device=args.device)
+                            device=args.device, params=replace(AGRICOLA_TRAINING, **changes))
     if args.game == "carcassonne":         # the layout, tile and meeple models (below)
         t0 = time.perf_counter()
         log = lambda m: print(f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True)
@@ -112,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def training_changes(pairs: list[str]) -> dict:
-    """``--set FIELD=VALUE`` pairs as changes to :class:`vision.avenue.train.Training`, each value
-    read as its field's type.
+def training_changes(pairs: list[str], training=TRAINING) -> dict:
+    """``--set FIELD=VALUE`` pairs as changes to a game's ``Training`` (``training``: the
+    defaults, :class:`vision.avenue.train.Training` unless given), each value read as its field's type.
 
     >>> training_changes(["hand_columns=2500", "column_start=models/avenue-column.onnx", "column_start_lr=5e-4"])
     {'hand_columns': 2500, 'column_start': 'models/avenue-column.onnx', 'column_start_lr': 0.0005}
@@ -122,8 +125,11 @@ def training_changes(pairs: list[str]) -> dict:
     Traceback (most recent call last):
     ...
     ValueError: --set hands=3: Training has no field hands
+    >>> from vision.agricola.train import TRAINING as AGRICOLA
+    >>> training_changes(["wide_family=mixed", "glare=0.3", "space_epochs=10"], AGRICOLA)
+    {'wide_family': 'mixed', 'glare': 0.3, 'space_epochs': 10}
     """
-    defaults = asdict(TRAINING)
+    defaults = asdict(training)
     out = {}
     for pair in pairs:
         field, sep, value = pair.partition("=")
