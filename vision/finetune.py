@@ -47,3 +47,14 @@ def load_onnx_weights(net, path: str | Path) -> None:
             norm.running_var.fill_(1.0 - norm.eps)
         linear.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
         linear.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
+
+
+def hold_norms(net) -> None:
+    """Put ``net``'s batch norms back in eval mode (call it after ``net.train()``, each epoch): a
+    network fine-tuned from :func:`load_onnx_weights` keeps the statistics folded into its start,
+    where a batch's own would undo what it had learnt."""
+    import torch.nn as nn
+
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()

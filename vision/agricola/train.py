@@ -14,7 +14,7 @@ import numpy as np
 
 from scoring import agricola
 from scoring.agricola import ANIMALS, COLUMNS, EDGES, HOUSES, KINDS, POSITIONS, ROWS, Farm, Farmyard, Space
-from vision.finetune import load_onnx_weights
+from vision.finetune import hold_norms, load_onnx_weights
 from vision.geometry import AGRICOLA, AgricolaBoard
 from vision.agricola.cut import board_white, cut_fences, cut_spaces, normalise_colour, rectify_board, shrink
 from vision.agricola.params import CUT, FENCE_LABELS, FIND, MAX_ANIMALS_ON_A_SPACE, SPACE_HEADS
@@ -217,7 +217,7 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
     ``augment(x, y, generator) -> (x, y)`` as torch tensors on ``device`` (torch's name: ``cpu``,
     ``cuda``), the generator's; returns the network on the CPU. ``lr``: the peak learning rate
     (``params.lr`` when None); ``keep_norms``: the batch norms' statistics stay as they are (a
-    network fine-tuned from :func:`load_onnx_weights`)."""
+    network fine-tuned from :func:`vision.finetune.load_onnx_weights`, :func:`vision.finetune.hold_norms`)."""
     import sys
 
     import torch
@@ -230,13 +230,12 @@ def fit(net, x, y, loss_fn, epochs: int, params: Training, seed: int, name: str,
     steps = epochs * math.ceil(len(x) / params.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=params.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)] if keep_norms else []
     t0 = time.perf_counter()
     # a progress bar on stderr, on a terminal only (as vision.train's epochs_bar)
     for epoch in tqdm(range(epochs), desc=f"training {name}", unit="epoch", file=sys.stderr, disable=None):
         net.train()
-        for m in norms:
-            m.eval()
+        if keep_norms:
+            hold_norms(net)
         order = torch.randperm(len(x), generator=gen, device=device).cpu().numpy()
         total = 0.0
         for i in range(0, len(x), params.batch):

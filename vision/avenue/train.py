@@ -49,7 +49,7 @@ import numpy as np
 
 from scoring import avenue
 from vision.avenue.cells import CUT, PRINTED_CUT, cut_cells, prepare_cells, prepare_column
-from vision.finetune import load_onnx_weights
+from vision.finetune import hold_norms, load_onnx_weights
 from vision.geometry import AVENUE
 from vision.render.camera import jitter_sheet
 from vision.progress import epochs_bar
@@ -77,9 +77,9 @@ class Training:
                                       # light (vision.avenue.train.hand_column_pieces); tried four times on
                                       # 2026-11-28 (2500 and 1200; then 2500 with the big-looped 2 and low
                                       # writers, beside 3000 and 5000 columns, 10 and 12 epochs) and not
-                                      # kept (docs/avenue.md): the shipped column model was trained with none;
-                                      # and on 2026-11-28 (afternoon) with more shapes, fine-tuning the
-                                      # shipped model (column_start, column_keep), four runs, not kept either
+                                      # kept (docs/avenue.md); on 2026-11-28 (afternoon), with more shapes, the
+                                      # column model was fine-tuned from the one trained with none (column_start,
+                                      # column_keep), and run D of those is shipped (models/avenue-column.md)
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
     hand_mnist: float = 0.0           # of those, the share whose digits are the renderer's (MNIST, train split),
                                       # the letters still vision.avenue.hands' (tried once: docs/avenue.md)
@@ -692,9 +692,7 @@ def train_model(name: str, pieces: np.ndarray, labels: np.ndarray, n_classes: in
     for epoch in epochs_bar(params.epochs, name):
         net.train()
         if start:                   # the folded statistics stay: a batch's would undo what was learnt
-            for m in net.modules():
-                if isinstance(m, nn.BatchNorm2d):
-                    m.eval()
+            hold_norms(net)
         order = torch.randperm(len(x), generator=gen)
         total, correct, loss_sum = 0, 0, 0.0
         for i in range(0, len(x), params.batch):
