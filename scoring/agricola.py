@@ -629,14 +629,12 @@ def boundary(area: Iterable[Position]) -> frozenset[Edge]:
     >>> sorted(e.name for e in boundary({(0, 0)}))
     ['fence:h:0,0', 'fence:h:1,0', 'fence:v:0,0', 'fence:v:0,1']
     """
-    if isinstance(area, frozenset):
-        return _boundary(area)
-    area = set(area)
-    return frozenset(edge for p in area for edge, across in sides(p) if across not in area)
+    return _boundary(frozenset(area))
 
 
 @lru_cache(maxsize=4096)
 def _boundary(area: frozenset[Position]) -> frozenset[Edge]:
+    # kept by the area: a reader trying readings of a farm asks for the same pastures' boundaries often
     return frozenset(edge for p in area for edge, across in sides(p) if across not in area)
 
 
