@@ -96,3 +96,54 @@ def test_the_pairs_are_the_pennant_tile_and_its_plain_twin_at_one_rotation():
     for a, b in pairs:
         (ta, ra), (tb, rb) = decode.parse_label(labels[a]), decode.parse_label(labels[b])
         assert ra == rb and twins[ta] == tb and ta in pennants.pennant_types() and tb not in pennants.pennant_types()
+
+
+def _twins_photo(seed: int, marks: list[bool]):
+    """A photo of tiles of made-up art, each with the emblem where ``marks`` says: ``(image, g, squares)``."""
+    rng = np.random.default_rng(seed)
+    crops = {(3 * i, 0): _art(rng, mark) for i, mark in enumerate(marks)}
+    image, g = _layout_photo(crops)
+    return image, g, list(crops)
+
+
+def _cells(squares, ps):
+    no_meeple = np.zeros((11, 12, 12))
+    no_meeple[0] = 1.0
+    return {sq: (np.array(p, float), no_meeple) for sq, p in zip(squares, ps)}
+
+
+def test_without_a_calibration_the_emblem_the_photos_twins_share_decides_the_twins_the_model_is_unsure_of():
+    """Eight tiles read M or N, half and half at random; four carry the emblem: those read M, the others N."""
+    marks = [True, False, False, True, True, False, True, False]
+    image, g, squares = _twins_photo(11, marks)
+    labels = ("empty", "M:0", "N:0", "A:0")
+    unsure = [[0.02, 0.5, 0.46, 0.02], [0.02, 0.46, 0.5, 0.02]]
+    cells = _cells(squares, [unsure[k % 2] for k in range(len(marks))])
+    before = [labels[int(np.argmax(cells[sq][0]))] for sq in squares]
+    assert before != ["M:0" if m else "N:0" for m in marks]
+    out = pennants.look_for_photo_emblem(image, g, cells, labels)
+    assert [labels[int(np.argmax(out[sq][0]))] for sq in squares] == ["M:0" if m else "N:0" for m in marks]
+    assert all(np.isclose(out[sq][0][1:3].sum(), 0.96) for sq in squares)    # the pair keeps its share
+
+
+def test_the_photos_emblem_is_not_taken_where_it_disagrees_with_what_the_model_is_sure_of():
+    """The model is sure that the two tiles with the emblem are plain and the two without are pennant
+    tiles: the split is some other art, and no reading changes."""
+    marks = [True, True, False, False, True, False, True, False]
+    image, g, squares = _twins_photo(12, marks)
+    labels = ("empty", "M:0", "N:0", "A:0")
+    sure_plain, sure_marked, unsure = [0.0, 0.01, 0.99, 0.0], [0.0, 0.99, 0.01, 0.0], [0.02, 0.46, 0.5, 0.02]
+    cells = _cells(squares, [sure_plain, sure_plain, sure_marked, sure_marked] + [unsure] * 4)
+    notes = {}
+    out = pennants.look_for_photo_emblem(image, g, cells, labels, notes=notes)
+    assert notes["photo_emblem"]["taken"] is False
+    assert all(np.array_equal(out[sq][0], cells[sq][0]) for sq in squares)
+
+
+def test_the_photo_is_not_asked_where_the_model_is_sure_of_every_twin_or_too_few_are_read():
+    image, g, squares = _twins_photo(13, [True, False, True, False, True])
+    labels = ("empty", "M:0", "N:0", "A:0")
+    sure = _cells(squares, [[0.0, 0.99, 0.01, 0.0]] * 5)
+    assert pennants.look_for_photo_emblem(image, g, sure, labels) is sure
+    few = _cells(squares[:3], [[0.02, 0.5, 0.46, 0.02]] * 3)
+    assert pennants.look_for_photo_emblem(image, g, few, labels) is few

@@ -9,6 +9,11 @@ tile does. So the calibration looks for a small window of one pennant tile that 
 in the other pennant tiles and in no plain tile (:func:`find_emblems`); a tile read as a twin
 holds a pennant where one of those windows is found in it, in any turn, as well as it is found
 in the calibration's pennant tiles (:func:`emblem_scores`, :func:`pennant_probability`).
+
+Without a calibration the emblem is looked for in the photo itself (:func:`emblem_in_photo`): of
+the tiles read as twins, about half carry it, so a small window of one of them that is found
+plainly in some and plainly not in the others splits them into pennant tiles and plain ones,
+whatever the art (:func:`look_for_photo_emblem`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from scoring import carcassonne as rules
 from vision.carcassonne.cut import CUT, Cut
@@ -251,4 +257,161 @@ def look_for_pennants(image: np.ndarray, cell_to_image: np.ndarray, cells: dict,
     for n, sq in enumerate(squares):
         if q[n] >= 0.5 or seen[n] < params.meeple_seen:
             out[sq] = (probs[n],) + tuple(cells[sq][1:])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Without a calibration: the emblem found in the photo itself
+
+
+@dataclass(frozen=True)
+class PhotoEmblem:
+    """Parameters of finding the set's pennant emblem among the tiles of one photo read as pennant
+    twins (:func:`emblem_in_photo`) and weighing it against the tile model (:func:`look_for_photo_emblem`).
+
+    Proxy tuning seeds 101 / 102 (30 photos each at 12 MP, uncalibrated; squares whose truth is a
+    pennant tile or a twin, read as a twin): pennant or not right 133 -> 181 of 203 and 120 -> 150 of
+    176; our own art (the first 40 photos of seed 1), 450 of 450 before and after."""
+
+    window: float = 0.1             # the emblem's window, its side as a share of a tile
+    blobs: int = 10                 # windows tried from each tile: its strongest blobs (difference of Gaussians)
+    blur: float = 1.0               # Gaussian blur (crop pixels) before matching
+    min_tiles: int = 4              # fewer tiles read as twins than this: nothing to split
+    side_share: float = 0.2         # each side of a split holds at least this share of the tiles (and 2)
+    consensus: float = 0.1          # windows whose split differs from the best one's in at most this share of
+    #                                 the tiles (and 1) are the same emblem: a tile's score is their median
+    strength: float = 40.0          # log-odds of a pennant per unit of correlation above the split's middle ...
+    cap: float = 3.0                # ... at most this much either way
+    sure: float = 3.0               # the tile model this sure (log-odds of the pennant twin against the plain one) ...
+    agree: float = 0.9              # ... on at least ``min_sure`` tiles: the split must agree with it on this share of
+    min_sure: int = 2               # them, or it is some other recurring art (our own art: a road's end, a meeple)
+
+
+PHOTO_EMBLEM = PhotoEmblem()
+
+
+def _normalised(patches: np.ndarray) -> np.ndarray:
+    """``(..., 3, k)`` patches, each channel's mean taken away, flattened and scaled to unit length."""
+    x = patches - patches.mean(-1, keepdims=True)
+    x = x.reshape(*x.shape[:-2], -1)
+    return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-6)
+
+
+def _blob_windows(image: np.ndarray, w: int, lo: int, hi: int, count: int) -> list[tuple[int, int]]:
+    """Top-left corners of the ``count`` strongest blobs of ``image`` (about ``w`` pixels across) whose
+    ``w`` window lies within rows and columns ``lo`` to ``hi``."""
+    import cv2
+
+    g = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    dog = np.abs(cv2.GaussianBlur(g, (0, 0), w / 4) - cv2.GaussianBlur(g, (0, 0), w / 2))
+    inside = np.zeros_like(dog)
+    inside[lo + w // 2:hi - w // 2, lo + w // 2:hi - w // 2] = 1
+    dog *= inside
+    ys, xs = np.nonzero((dog == cv2.dilate(dog, np.ones((w, w), np.uint8))) & (dog > 0))
+    return [(int(ys[k]) - w // 2, int(xs[k]) - w // 2) for k in np.argsort(-dog[ys, xs])[:count]]
+
+
+def _split(scores: np.ndarray, params: PhotoEmblem) -> tuple[float, float]:
+    """``(gap, middle)``: the widest gap between sorted ``scores`` (NaN left out) that leaves at least
+    :attr:`PhotoEmblem.side_share` of them on each side, and the score midway across it; ``(0, 0)``
+    where there are too few."""
+    o = np.sort(scores[~np.isnan(scores)])[::-1]
+    edge = max(2, int(params.side_share * len(o)))
+    if len(o) - edge <= edge:
+        return 0.0, 0.0
+    gaps = o[edge - 1:len(o) - edge] - o[edge:len(o) - edge + 1]
+    k = int(np.argmax(gaps))
+    return float(gaps[k]), float((o[edge - 1 + k] + o[edge + k]) / 2)
+
+
+def emblem_in_photo(crops: np.ndarray, params: PhotoEmblem = PHOTO_EMBLEM) -> np.ndarray:
+    """``(N,)`` for ``crops`` ``(N, n, n, 3)`` (tiles of one photo cut by :func:`pennant_crops`, in any
+    turn): how much better than the split's middle the photo's recurring emblem is found in each
+    (above 0: it holds the emblem), 0 everywhere where no split is found.
+
+    Windows around each crop's strongest blobs are matched (normalised cross-correlation, in the
+    four turns) anywhere inside every other crop; each window splits the crops at the widest gap
+    of its scores, the window with the widest gap is taken for the emblem, and every window that
+    splits the crops the same way with it votes (the median).
+
+    >>> rng = np.random.default_rng(0)
+    >>> crops = rng.integers(60, 200, (8, 96, 96, 3)).astype(np.uint8)
+    >>> crops[:4, 40:50, 40:50] = (170, 90, 35); crops[:4, 44:46, 40:50] = 240   # a blue emblem on four
+    >>> (emblem_in_photo(crops) > 0).tolist()
+    [True, True, True, True, False, False, False, False]
+    """
+    import cv2
+
+    count, n = len(crops), crops.shape[1]
+    if count < params.min_tiles:
+        return np.zeros(count)
+    m = int(round(CUT.margin / (1 + 2 * CUT.margin) * n))
+    w = max(4, int(round(params.window * n / (1 + 2 * CUT.margin))))
+    x = np.stack([cv2.GaussianBlur(np.asarray(c, np.float32), (0, 0), params.blur) for c in crops])
+    inner = x[:, m:n - m, m:n - m]
+    # every window of every crop (channels first), to be matched by one product
+    targets = sliding_window_view(inner, (w, w), axis=(1, 2))
+    targets = _normalised(targets.reshape(count, -1, 3, w * w)).astype(np.float32)     # (N, P, d)
+    windows, source = [], []
+    for i in range(count):
+        for y, x0 in _blob_windows(x[i], w, m + 2, n - m - 2, params.blobs):
+            t = x[i, y:y + w, x0:x0 + w]
+            if t.std() < 4:             # flat: no emblem
+                continue
+            windows += [np.rot90(t, k).transpose(2, 0, 1).reshape(3, -1) for k in range(4)]
+            source.append(i)
+    if not source:
+        return np.zeros(count)
+    turned = _normalised(np.array(windows, np.float32))                              # (4W, d)
+    found = (targets.reshape(-1, targets.shape[-1]) @ turned.T).reshape(count, -1, len(source), 4)
+    found = found.max(axis=(1, 3)).T.astype(np.float64)                              # (W, N)
+    found[np.arange(len(source)), source] = np.nan      # a window is not asked of its own crop
+    splits = [_split(row, params) for row in found]
+    order = sorted(range(len(source)), key=lambda k: -splits[k][0])
+    best = order[0]
+    if splits[best][0] <= 0:
+        return np.zeros(count)
+    side = lambda k: (found[k] > splits[k][1]) | (np.arange(count) == source[k])
+    alike = [k for k in order if np.count_nonzero(side(k) != side(best)) <= max(1, int(params.consensus * count))]
+    votes = np.stack([np.where(np.isnan(found[k]), 1.0, found[k]) - splits[k][1] for k in alike])
+    return np.nanmedian(votes, axis=0)
+
+
+def look_for_photo_emblem(image: np.ndarray, cell_to_image: np.ndarray, cells: dict, labels,
+                          params: PhotoEmblem = PHOTO_EMBLEM, empty: int = 0, pyramid: dict | None = None,
+                          notes: dict | None = None) -> dict:
+    """``cells`` (square -> (probabilities, meeple map, ...)) with the pennant twins of the squares read
+    as tiles and as one of a pair of twins decided by the tile model and the photo's own emblem
+    together (:func:`emblem_in_photo`), where the model is unsure of one of them; a meeple seen on a
+    tile where the emblem is not found may hide it (as :func:`look_for_pennants`). The emblem's
+    evidence is not taken where it disagrees with what the model is sure of (:attr:`PhotoEmblem.agree`).
+    ``notes``, where given, gets ``"photo_emblem"``: how many squares were asked and whether the split was taken.
+    """
+    labels = tuple(labels)
+    squares = [sq for sq, (p, *_) in cells.items() if p[empty] < 0.5 and is_twin(p[None], labels)[0]]
+    if len(squares) < params.min_tiles:
+        return cells
+    pairs = twin_pairs(labels)
+    probs = np.stack([cells[sq][0] for sq in squares]).astype(np.float64)
+    marked = sum(probs[:, a] for a, _ in pairs)
+    plain = sum(probs[:, b] for _, b in pairs)
+    model = np.log(np.clip(marked, 1e-9, None) / np.clip(plain, 1e-9, None))
+    if np.abs(model).min() >= params.cap:     # sure of every one: the photo cannot change a reading
+        return cells
+    found = emblem_in_photo(pennant_crops(image, cell_to_image, squares, pyramid=pyramid), params)
+    sure = np.abs(model) >= params.sure
+    taken = (np.count_nonzero(sure) < params.min_sure
+             or np.mean((found[sure] > 0) == (model[sure] > 0)) >= params.agree) and found.any()
+    if notes is not None:
+        notes["photo_emblem"] = {"squares": len(squares), "taken": bool(taken)}
+    if not taken:
+        return cells
+    seen = np.array([float((1 - cells[sq][1][0]).max()) for sq in squares])
+    evidence = np.clip(params.strength * found, -params.cap, params.cap)
+    evidence[(found < 0) & (seen >= PENNANTS.meeple_seen)] = 0.0      # a meeple may hide it
+    q = 1 / (1 + np.exp(-(model + evidence)))
+    decided = decide_pennants(probs, q, labels)
+    out = dict(cells)
+    for n, sq in enumerate(squares):
+        out[sq] = (decided[n],) + tuple(cells[sq][1:])
     return out

@@ -56,7 +56,7 @@ from vision.carcassonne.decode import CALIBRATED_DECODE, DECODE, EMPTY, canonica
 from vision.carcassonne.lattice import (LATTICE, Lattice, LatticeFit, find_lattice, layout_map, layout_parts,
                                         look_closer)
 from vision.carcassonne.models import CarcassonneModels, MODELS
-from vision.carcassonne.pennants import emblems_of, look_for_pennants
+from vision.carcassonne.pennants import emblems_of, look_for_pennants, look_for_photo_emblem
 from vision.carcassonne.meeples import CALIBRATED_MEEPLES, MEEPLES, flat_patches, piece_colours, piece_shapes
 from vision.carcassonne.presence import tile_presence
 from vision.carcassonne.regions import part_map
@@ -77,6 +77,9 @@ class Read:
     #                                 found were put on the right feature about as often (the tile right: 276 / 299
     #                                 against 277 / 300; the meeple model's pose decides near a boundary), though
     #                                 the position alone says more with them (265 against 253 on seed 101)
+    photo_emblem: bool = True       # without a calibration's emblem, pennant twins the tile model is unsure of are
+    #                                 decided with the emblem the photo's own twins share
+    #                                 (:func:`vision.carcassonne.pennants.look_for_photo_emblem`)
 
 
 READ = Read()
@@ -99,7 +102,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     while that moves the tiles by more than a few percent of a tile. At last
     the tiles are read once more turned every way (:attr:`Lattice.turned`), and, with a
     calibration that found the set's pennant emblem, each square read as one of a pair of
-    pennant twins is decided by whether the emblem is on it (:mod:`vision.carcassonne.pennants`).
+    pennant twins is decided by whether the emblem is on it (:mod:`vision.carcassonne.pennants`);
+    without one, by the emblem the photo's own twins share, where the tile model is unsure
+    (:attr:`Read.photo_emblem`).
 
     ``presence``: a square that the tile model calls empty but that holds a tile by
     :func:`tile_presence` (unlike the table, where the layout model sees tiles) is a tile:
@@ -188,6 +193,8 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     emblems = emblems_of(model.calibration)
     if emblems is not None:         # pennant twins decided apart, by the set's own emblem
         cells = look_for_pennants(image, fit.cell_to_image, cells, model.labels, emblems)
+    elif READ.photo_emblem:         # ... or by the emblem the photo's own twins share
+        cells = look_for_photo_emblem(image, fit.cell_to_image, cells, model.labels, empty=empty, notes=notes)
     return fit, cells
 
 
