@@ -112,6 +112,23 @@ def test_a_writer_with_a_renderer_hand_writes_its_digits_that_way_and_letters_as
     assert train.TRAINING.hand_mnist == 0.0
 
 
+
+def test_faint_pencil_columns_are_as_faint_as_a_light_pencil_and_other_columns_are_not(monkeypatch):
+    from vision.avenue.cells import cut_column, ink_darkness
+
+    # the boxes as cut, before their faint ink is strengthened to a pen's
+    monkeypatch.setattr(train, "prepare_column", lambda img, ppm: cut_column(img, ppm))
+
+    def ink(pen):
+        pieces, labels = train.hand_column_pieces(8, np.random.default_rng(2), train.TRAINING, pen=pen)
+        return ink_darkness(pieces)[labels != COLUMN_LABELS.index("blank")]
+
+    faint, usual = ink(train.faint_pencil), ink(None)
+    assert np.median(faint) < 0.16 and faint.max() < 0.3      # a light pencil: under a third of black
+    assert np.median(usual) > 0.25                            # the usual pens: mostly a pen's darkness
+    assert train.TRAINING.faint_hand_columns == 0             # off in the shipped recipe
+
+
 def _readings(column):
     """A sheet read surely: farm A's road across its two grapes, and ``column`` (letter, number, ...)."""
     readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(avenue.ROWS) for c in range(avenue.COLS)}
