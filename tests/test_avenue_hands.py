@@ -1,5 +1,6 @@
 """The score column's wider training hands (vision.avenue.hands, vision.avenue.train.hand_column_pieces),
-and the honesty of the consistency repair: it changes only an unsure reading, and flags what it changed."""
+and the honesty of the consistency repair: it changes only an unsure reading, to a 0 only where 0 was read
+fairly likely, and flags what it changed."""
 
 from dataclasses import replace
 
@@ -155,6 +156,28 @@ def test_a_confident_number_the_sheet_disagrees_with_is_kept_and_flagged_not_swa
     a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
     assert a.state.rounds[4].score == 2 and a.changed == {"round:4:score": (9, 2)}
     assert "round:4:score" in a.flags
+
+
+
+def test_an_unsure_number_is_not_mended_to_a_zero_the_classifier_all_but_ruled_out():
+    # farm A connects 2 grapes but its number reads 5 (a road missed in a faint pencil makes a right
+    # number look too high): 0 breaks no rule, so it would always mend the sheet; it is taken only
+    # where the classifier gave it a fair chance, and another consistent number is taken as before
+    from vision.avenue.assemble import ASSEMBLE, assemble_avenue
+
+    readings = _readings(["A", 5, "B", 0, "C", 0, "D", 0, "E", 0])
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (0, 0.03)]
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.state.rounds[0].score == 5 and a.changed == {} and "round:0:score" in a.flags
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (0, 0.2)]      # 0 read fairly likely: mended
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.changed == {"round:0:score": (5, 0)} and "round:0:score" in a.flags
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (2, 0.03)]      # not a 0: as before
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.changed == {"round:0:score": (5, 2)}
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (0, 0.03)]      # the rule off: 0 is taken
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE, replace(ASSEMBLE, zero_alternative=0.0))
+    assert a.changed == {"round:0:score": (5, 0)}
 
 
 def test_a_low_writer_puts_the_feet_on_the_bottom_line_and_no_further():
