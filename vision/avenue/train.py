@@ -86,7 +86,8 @@ class Training:
     faint_hand_columns: int = 0       # more such columns, from a stream of their own, all in a light pencil
                                       # (faint_pencil): the score column of a sheet filled in pencil is
                                       # often fainter than any hand column's pen (their ink 0.17-0.55 of
-                                      # black, a light pencil's in a photo 0.04-0.15)
+                                      # black, a light pencil's in a photo 0.04-0.15); 1000 tried on
+                                      # 2026-11-28 (fine-tuning the shipped model) and not kept (docs/avenue.md)
     faint_pencil: tuple = (0.05, 0.2)  # their pencil's contrast against the paper, at least and at most
     column_start: str = ""            # an exported column model (.onnx) whose weights the column model starts
                                       # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
