@@ -212,9 +212,11 @@ def _unlikely_zero(name: str, alt, p: float, readings: dict, params: Assemble) -
     fair chance (under :attr:`Assemble.zero_alternative` of the reading's own probability).
 
     >>> readings = {"round:3:score": [(3, 0.42), (5, 0.33), (0, 0.03)], "round:1:score": [(3, 0.30), (0, 0.23)]}
-    >>> _unlikely_zero("round:3:score", 0, 0.03, readings, ASSEMBLE), _unlikely_zero("round:1:score", 0, 0.23, readings, ASSEMBLE)
-    (True, False)
-    >>> _unlikely_zero("round:3:score", 5, 0.33, readings, ASSEMBLE)
+    >>> _unlikely_zero("round:3:score", 0, 0.03, readings, ASSEMBLE)      # 0 all but ruled out
+    True
+    >>> _unlikely_zero("round:1:score", 0, 0.23, readings, ASSEMBLE)      # 0 read fairly likely
+    False
+    >>> _unlikely_zero("round:3:score", 5, 0.33, readings, ASSEMBLE)      # not a 0: not this rule's
     False
     """
     return name.endswith(":score") and alt == 0 and p < params.zero_alternative * float(readings[name][0][1])

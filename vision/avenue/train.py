@@ -302,7 +302,7 @@ def varied_pen(rng: np.random.Generator):
                     pressure=float(rng.uniform(0.0, 0.3)))
 
 
-def faint_pencil(rng: np.random.Generator, contrast: tuple = (0.05, 0.2)):
+def faint_pencil(rng: np.random.Generator, contrast: tuple = TRAINING.faint_pencil):
     """A light pencil: grey, its stroke ``contrast`` (at least, at most) against the paper, from a
     twentieth to a fifth of black, grainy and fading with the hand's pressure: what a score column
     filled in pencil shows in a photo, before the camera's blur and noise.
@@ -316,7 +316,7 @@ def faint_pencil(rng: np.random.Generator, contrast: tuple = (0.05, 0.2)):
     colour = varied_colour(rng, "pencil")
     shade = float(rng.uniform(*contrast))
     return draw.Pen("pencil", colour, float(rng.uniform(0.25, 0.8)), min(1.0, shade / (1 - max(colour))),
-               tooth=float(rng.uniform(0.1, 0.6)), pressure=float(rng.uniform(0.0, 0.5)))
+                    tooth=float(rng.uniform(0.1, 0.6)), pressure=float(rng.uniform(0.0, 0.5)))
 
 
 def varied_player(rng: np.random.Generator):
@@ -578,7 +578,7 @@ def hand_column_pieces(n: int, rng: np.random.Generator, params: Training, pen=N
             chosen = varied_pen(rng) if rng.random() < 0.6 else draw.random_pen(rng)
         else:
             chosen = pen(rng)
-        chosen = replace(chosen, tooth=chosen.tooth * 0.7)   # a letter's strokes are short: fewer of them broken away
+        chosen = replace(chosen, tooth=chosen.tooth * 0.7)   # a letter's strokes are short: fewer broken away
         mask = np.zeros(printed.shape[:2], np.uint8)
         for k, rnd in enumerate(sheet.rounds):
             boxes = AVENUE.round_boxes(k)
