@@ -1,5 +1,6 @@
 """The score column's wider training hands (vision.avenue.hands, vision.avenue.train.hand_column_pieces),
-and the honesty of the consistency repair: it changes only an unsure reading, and flags what it changed."""
+and the honesty of the consistency repair: it changes only an unsure reading, to a 0 only where 0 was read
+fairly likely, and flags what it changed."""
 
 from dataclasses import replace
 
@@ -112,6 +113,23 @@ def test_a_writer_with_a_renderer_hand_writes_its_digits_that_way_and_letters_as
     assert train.TRAINING.hand_mnist == 0.0
 
 
+
+def test_faint_pencil_columns_are_as_faint_as_a_light_pencil_and_other_columns_are_not(monkeypatch):
+    from vision.avenue.cells import cut_column, ink_darkness
+
+    # the boxes as cut, before their faint ink is strengthened to a pen's
+    monkeypatch.setattr(train, "prepare_column", lambda img, ppm: cut_column(img, ppm))
+
+    def ink(pen):
+        pieces, labels = train.hand_column_pieces(8, np.random.default_rng(2), train.TRAINING, pen=pen)
+        return ink_darkness(pieces)[labels != COLUMN_LABELS.index("blank")]
+
+    faint, usual = ink(train.faint_pencil), ink(None)
+    assert np.median(faint) < 0.16 and faint.max() < 0.3      # a light pencil: under a third of black
+    assert np.median(usual) > 0.25                            # the usual pens: mostly a pen's darkness
+    assert train.TRAINING.faint_hand_columns == 0             # off in the shipped recipe
+
+
 def _readings(column):
     """A sheet read surely: farm A's road across its two grapes, and ``column`` (letter, number, ...)."""
     readings = {f"cell:{r},{c}": [(None, 0.99)] for r in range(avenue.ROWS) for c in range(avenue.COLS)}
@@ -138,6 +156,28 @@ def test_a_confident_number_the_sheet_disagrees_with_is_kept_and_flagged_not_swa
     a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
     assert a.state.rounds[4].score == 2 and a.changed == {"round:4:score": (9, 2)}
     assert "round:4:score" in a.flags
+
+
+
+def test_an_unsure_number_is_not_mended_to_a_zero_the_classifier_all_but_ruled_out():
+    # farm A connects 2 grapes but its number reads 5 (a road missed in a faint pencil makes a right
+    # number look too high): 0 breaks no rule, so it would always mend the sheet; it is taken only
+    # where the classifier gave it a fair chance, and another consistent number is taken as before
+    from vision.avenue.assemble import ASSEMBLE, assemble_avenue
+
+    readings = _readings(["A", 5, "B", 0, "C", 0, "D", 0, "E", 0])
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (0, 0.03)]
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.state.rounds[0].score == 5 and a.changed == {} and "round:0:score" in a.flags
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (0, 0.2)]      # 0 read fairly likely: mended
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.changed == {"round:0:score": (5, 0)} and "round:0:score" in a.flags
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (2, 0.03)]      # not a 0: as before
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE)
+    assert a.changed == {"round:0:score": (5, 2)}
+    readings["round:0:score"] = [(5, 0.45), (6, 0.3), (0, 0.03)]      # the rule off: 0 is taken
+    a = assemble_avenue(readings, avenue.DEFAULT_TEMPLATE, replace(ASSEMBLE, zero_alternative=0.0))
+    assert a.changed == {"round:0:score": (5, 0)}
 
 
 def test_a_low_writer_puts_the_feet_on_the_bottom_line_and_no_further():

@@ -21,7 +21,11 @@ label it chose. Then the rules of the game are consulted:
    warnings and the classifier gave that reading a fair chance
    (:attr:`Assemble.min_alternative`); the element keeps a low confidence,
    is always flagged, and the reading records what it was read as
-   (``Assembled.changed``).
+   (``Assembled.changed``). A number is changed to 0 only where the
+   classifier gave 0 a fair share of the number's own probability
+   (:attr:`Assemble.zero_alternative`): 0 breaks no rule, so that it mends
+   a sheet is no evidence for it (a road missed in a faint pencil makes a
+   right number look too high, and 0 would always "mend" it).
 2. **Warnings lower confidence.** Each warning still standing multiplies the
    confidence of every element it names by :attr:`Assemble.finding_penalty`.
 3. **The rules confirm.** On a sheet that is consistent as read (nothing
@@ -74,6 +78,11 @@ class Assemble:
     doubt_below: float = 0.90        # only elements read unsure are tried again: a
                                      # confident reading is never changed to make the sheet consistent
     min_alternative: float = 0.02    # an alternative reading needs at least this probability
+    zero_alternative: float = 0.25   # a number is changed to 0 only where 0 was read at least this share
+                                     # as likely as the number: 0 breaks no rule (never above the grapes,
+                                     # always allowed below a number), so that it mends a sheet is no
+                                     # evidence for it, and on a sheet whose roads are read short (a faint
+                                     # pencil) a right number looks too high
     max_tries: int = 12              # the most doubtful elements tried, per pass
     max_changes: int = 3             # readings changed to make the sheet consistent, at most
     faint_pen_ink: float = 0.25      # roads darker than this (0 paper .. 1 black) are a pen's; fainter,
@@ -198,6 +207,21 @@ def _no_less_consistent(sheet: avenue.Sheet, fixable: int) -> bool:
     return doubts <= fixable and doubts + _warned(avenue.validate(sheet)) <= fixable
 
 
+def _unlikely_zero(name: str, alt, p: float, readings: dict, params: Assemble) -> bool:
+    """Whether changing score box ``name`` to ``alt`` would be a 0 that the classifier did not give a
+    fair chance (under :attr:`Assemble.zero_alternative` of the reading's own probability).
+
+    >>> readings = {"round:3:score": [(3, 0.42), (5, 0.33), (0, 0.03)], "round:1:score": [(3, 0.30), (0, 0.23)]}
+    >>> _unlikely_zero("round:3:score", 0, 0.03, readings, ASSEMBLE)      # 0 all but ruled out
+    True
+    >>> _unlikely_zero("round:1:score", 0, 0.23, readings, ASSEMBLE)      # 0 read fairly likely
+    False
+    >>> _unlikely_zero("round:3:score", 5, 0.33, readings, ASSEMBLE)      # not a 0: not this rule's
+    False
+    """
+    return name.endswith(":score") and alt == 0 and p < params.zero_alternative * float(readings[name][0][1])
+
+
 def sheet_doubt(confidences: dict[str, float], below: float) -> float:
     """How many errors a sheet's doubtful elements (those under ``below``) are expected to hold:
     the sum of their ``1 - confidence``.
@@ -277,7 +301,7 @@ def assemble_avenue(readings: dict[str, list[tuple[object, float]]], template: a
         best = None
         before = _fixable(findings, sheet)
         trials = [(name, alt, p) for name in doubtful for alt, p in readings[name][1:]
-                  if p >= params.min_alternative]
+                  if p >= params.min_alternative and not _unlikely_zero(name, alt, p, readings, params)]
         for name, alt, p in trials:
             trial = dict(values, **{name: alt})
             try:

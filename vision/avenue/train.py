@@ -83,6 +83,12 @@ class Training:
     hand_columns_lit: float = 0.6     # of those, the share under cast_light, and again under cast_shadow
     hand_mnist: float = 0.0           # of those, the share whose digits are the renderer's (MNIST, train split),
                                       # the letters still vision.avenue.hands' (tried once: docs/avenue.md)
+    faint_hand_columns: int = 0       # more such columns, from a stream of their own, all in a light pencil
+                                      # (faint_pencil): the score column of a sheet filled in pencil is
+                                      # often fainter than any hand column's pen (their ink 0.17-0.55 of
+                                      # black, a light pencil's in a photo 0.04-0.15); 1000 tried on
+                                      # 2026-11-28 (fine-tuning the shipped model) and not kept (docs/avenue.md)
+    faint_pencil: tuple = (0.05, 0.2)  # their pencil's contrast against the paper, at least and at most
     column_start: str = ""            # an exported column model (.onnx) whose weights the column model starts
                                       # from, fine-tuned (load_onnx_weights; batch norm kept as it was);
                                       # "": trained from scratch (the shipped recipe)
@@ -294,6 +300,23 @@ def varied_pen(rng: np.random.Generator):
                         pressure=float(rng.uniform(0.0, 0.3)))
     return draw.Pen(kind, colour, float(rng.uniform(0.8, 2.8)), float(rng.uniform(0.6, 1.0)),
                     pressure=float(rng.uniform(0.0, 0.3)))
+
+
+def faint_pencil(rng: np.random.Generator, contrast: tuple = TRAINING.faint_pencil):
+    """A light pencil: grey, its stroke ``contrast`` (at least, at most) against the paper, from a
+    twentieth to a fifth of black, grainy and fading with the hand's pressure: what a score column
+    filled in pencil shows in a photo, before the camera's blur and noise.
+
+    >>> pens = [faint_pencil(np.random.default_rng(s)) for s in range(20)]
+    >>> all(p.kind == "pencil" and 0.05 <= p.opacity * (1 - max(p.colour)) <= 0.2 for p in pens)
+    True
+    """
+    from vision.avenue import render as draw
+
+    colour = varied_colour(rng, "pencil")
+    shade = float(rng.uniform(*contrast))
+    return draw.Pen("pencil", colour, float(rng.uniform(0.25, 0.8)), min(1.0, shade / (1 - max(colour))),
+                    tooth=float(rng.uniform(0.1, 0.6)), pressure=float(rng.uniform(0.0, 0.5)))
 
 
 def varied_player(rng: np.random.Generator):
@@ -526,12 +549,13 @@ def column_pieces(n: int, rng: np.random.Generator, params: Training):
     return np.concatenate(pieces), np.array(labels)
 
 
-def hand_column_pieces(n: int, rng: np.random.Generator, params: Training):
+def hand_column_pieces(n: int, rng: np.random.Generator, params: Training, pen=None):
     """Score-column boxes written by :mod:`vision.avenue.hands`' writers: a shape of each letter and
     digit chosen per writer, strokes thick to hair-thin that swell and thin with the pressure, bent
     and slanted; in a :func:`varied_pen` (pencils down to a sixth of black, grainy) or the
     renderer's pens, their ink textured; under a lamp's cast, glare or a hard shadow
-    (:func:`cast_light`) and a soft one (:func:`cast_shadow`), each now and then.
+    (:func:`cast_light`) and a soft one (:func:`cast_shadow`), each now and then. ``pen``: a
+    ``pen(rng)`` that picks every column's pen instead (:func:`faint_pencil`).
 
     >>> pieces, labels = hand_column_pieces(2, np.random.default_rng(0), TRAINING)
     >>> pieces.shape, len(labels)
@@ -550,15 +574,18 @@ def hand_column_pieces(n: int, rng: np.random.Generator, params: Training):
         writer = random_writer(rng)
         if params.hand_mnist and rng.random() < params.hand_mnist:
             writer = replace(writer, digit_hand=draw.random_player(rng, "train").hand)
-        pen = varied_pen(rng) if rng.random() < 0.6 else draw.random_pen(rng)
-        pen = replace(pen, tooth=pen.tooth * 0.7)   # a letter's strokes are short: fewer of them broken away
+        if pen is None:
+            chosen = varied_pen(rng) if rng.random() < 0.6 else draw.random_pen(rng)
+        else:
+            chosen = pen(rng)
+        chosen = replace(chosen, tooth=chosen.tooth * 0.7)   # a letter's strokes are short: fewer broken away
         mask = np.zeros(printed.shape[:2], np.uint8)
         for k, rnd in enumerate(sheet.rounds):
             boxes = AVENUE.round_boxes(k)
             for text, box in ((rnd.farm, boxes["letter"]), (rnd.score, boxes["score"])):
                 if text is not None:
                     write_in_box(mask, str(text), tuple(v * ppm for v in box), writer, rng)
-        img = draw._composite(printed, draw._texture_ink(mask, pen, rng), pen)
+        img = draw._composite(printed, draw._texture_ink(mask, chosen, rng), chosen)
         img = np.clip(img + 0.5, 0, 255).astype(np.uint8)
         if rng.random() < params.hand_columns_lit:
             img = cast_light(img, rng)
@@ -773,6 +800,11 @@ def train_readers(seed: int, out: Path, params: Training, rng: np.random.Generat
             log(f"writing {params.hand_columns} score columns by more hands, in more pens and light")
             wk, wky = hand_column_pieces(params.hand_columns, np.random.default_rng([seed, 6]), params)
             column, column_y = np.concatenate([column, wk]), np.concatenate([column_y, wky])
+        if params.faint_hand_columns:   # a stream of their own too
+            log(f"writing {params.faint_hand_columns} score columns by more hands, in a light pencil")
+            lk, lky = hand_column_pieces(params.faint_hand_columns, np.random.default_rng([seed, 8]), params,
+                                         pen=lambda r: faint_pencil(r, params.faint_pencil))
+            column, column_y = np.concatenate([column, lk]), np.concatenate([column_y, lky])
     if "cells" in which:            # the cell model's own extra data, from a stream of its own
         log(f"rendering {params.cell_photos} more photos ({params.cell_photo_megapixels[0]:g}-"
             f"{params.cell_photo_megapixels[1]:g} MP) for the cells")
