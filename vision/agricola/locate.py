@@ -152,8 +152,9 @@ def gradient_map(image: np.ndarray) -> np.ndarray:
     blur = cv2.GaussianBlur(image, (3, 3), 0)
     gx = cv2.Sobel(blur, cv2.CV_16S, 1, 0)
     gy = cv2.Sobel(blur, cv2.CV_16S, 0, 1)
-    mag = cv2.add(cv2.absdiff(gx, 0), cv2.absdiff(gy, 0), dtype=cv2.CV_32F)
-    return mag.sum(axis=2) if mag.ndim == 3 else mag
+    mag = cv2.add(np.abs(gx), np.abs(gy)).astype(np.float32)     # whole numbers: exact, summed in any order
+    # OpenCV sums the channels of each pixel several times faster than numpy's sum over the last axis
+    return cv2.transform(mag, np.ones((1, mag.shape[2]), np.float32)) if mag.ndim == 3 else mag
 
 
 def structure_score(gradient: np.ndarray, h_mm_to_img: np.ndarray) -> float:
