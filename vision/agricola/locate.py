@@ -588,8 +588,21 @@ def find_line(pair: np.ndarray, at_mm: float, along_mm: np.ndarray, s: float, re
     if 0 < o < len(row) - 1:
         den = row[o - 1] - 2 * row[o] + row[o + 1]
         sub = min(0.5, max(-0.5, float(0.5 * (row[o - 1] - row[o + 1]) / den))) if den else 0.0
-    strength = float(row[o]) / (float(np.median(row)) + 1e-3)
+    strength = float(row[o]) / (float(_median(row)) + 1e-3)
     return float(offsets[o] + sub / s), float(slopes[k]), strength
+
+
+def _median(row: np.ndarray):
+    """``np.median`` of a short 1-D array, the same value (the middle one, or the two middle ones'
+    mean in the array's own type), without its overhead: a look at the fence lines takes ten.
+
+    >>> row = np.float32([0.5, 0.125, 0.75, 0.25])
+    >>> float(_median(row)), float(_median(row[:3])), bool(_median(row) == np.median(row))
+    (0.375, 0.5, True)
+    """
+    ordered = np.sort(row)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
 @lru_cache(maxsize=64)       # about 35 lines and reaches in a photo's search, 0.05-1 MB each
