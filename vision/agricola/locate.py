@@ -965,6 +965,9 @@ class LazyLab:
     >>> near = lab.around(np.diag([1.0, 1.0, 1.0]), 50, 40)     # the top left corner: pixels 0-50 x 0-40
     >>> int(lab.done.sum()), bool((near[:40, :50, :3] == cv2.cvtColor(photo, cv2.COLOR_BGR2LAB)[:40, :50]).all())
     (1, True)
+    >>> whole = lab.around(np.diag([1.0, 1.0, 1.0]), 200, 300)
+    >>> int(lab.done.sum()), bool((whole[..., :3] == cv2.cvtColor(photo, cv2.COLOR_BGR2LAB)).all())
+    (20, True)
     """
 
     block = 64          # pixels a side
@@ -1001,7 +1004,10 @@ class LazyLab:
                 while end + 1 <= x1 // b and not self.done[r, end + 1]:
                     end += 1
                 rows, cols = slice(r * b, (r + 1) * b), slice(c * b, (end + 1) * b)
-                self._lab[rows, cols, :3] = cv2.cvtColor(self.image[rows, cols], cv2.COLOR_BGR2LAB)
+                # written by OpenCV into the block in place (numpy's copy into three of four channels
+                # took longer than the conversion)
+                cv2.cvtColor(cv2.cvtColor(self.image[rows, cols], cv2.COLOR_BGR2LAB), cv2.COLOR_BGR2BGRA,
+                             dst=self._lab[rows, cols])
                 self.done[r, c:end + 1] = True
                 c = end + 1
         return self._lab
