@@ -60,7 +60,7 @@ def test_a_path_told_from_the_meadow_by_its_hue_only_is_locked_onto_in_colour():
 def test_the_lock_image_keeps_grey_for_our_print_and_makes_colour_when_asked():
     photo, _ = _board_photo()
     view = locate.LockImage(photo)
-    assert view.gray.ndim == 2 and view.lab.shape == photo.shape
+    assert view.gray.ndim == 2 and view.lab.shape == photo.shape[:2] + (4,)     # Lab and a fourth channel
     grey = locate.LockImage(view.gray)
     assert grey.gray is view.gray and grey.lab is None
 

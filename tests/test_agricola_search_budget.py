@@ -119,3 +119,22 @@ def test_another_farmyard_is_not_locked_from_a_region_much_smaller_than_the_one_
     alike: dict = {}
     agricola_read.locate_farmyard(fooled, another=True, search=alike, beside=0.2 * whole + [0.4 * w, 0.4 * h])
     assert alike["looks"].spent > 0 and alike["regions"] == 1
+
+
+def test_a_photo_read_whole_is_refused_in_one_line_within_the_shipped_cap(fooled, monkeypatch):
+    """The whole read, as ``scorelens read --game agricola`` reads a photo (``read_boards``): a photo
+    whose board is not found reaches the shipped cap of looks at the fence lines and stops there
+    (within the lock begun on the last look), whatever else the read asks after, and is refused in
+    one line that says the search stopped there."""
+    from vision import UserError
+    from vision.read import read_boards
+
+    looked = []
+    fence_lines = locate.fence_lines
+    monkeypatch.setattr(locate, "fence_lines", lambda *a, **k: looked.append(1) or fence_lines(*a, **k))
+    with pytest.raises(UserError) as refused:
+        read_boards(fooled, "agricola", use_saved=False)
+    assert FIND.max_looks <= len(looked) <= FIND.max_looks + ONE_LOCK
+    line = str(refused.value)
+    assert "\n" not in line and line.startswith("no Agricola farmyard found in ")
+    assert f"the search stopped at the {FIND.max_looks} looks allowed" in line

@@ -220,3 +220,111 @@ def test_line_clusters_are_np_average_bit_for_bit():
         assert centres.tobytes() == np.array([np.average(pos[a:b], weights=weight[a:b])
                                               for a, b in zip(starts[:-1], starts[1:])]).tobytes()
         assert sums.tobytes() == np.array([weight[a:b].sum() for a, b in zip(starts[:-1], starts[1:])]).tobytes()
+
+
+# ---------------------------------------------------------------------------
+# A look at the fence lines, cheaper (session 14): the same maps as the plain computation
+
+def _photo(seed: int, shape=(360, 520, 3)) -> np.ndarray:
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    return cv2.GaussianBlur(rng.integers(0, 256, shape, np.uint8), (5, 5), 0)   # edges of every strength
+
+
+def test_edges_and_gradients_in_16_bits_are_the_float_ones_bit_for_bit():
+    import cv2
+
+    for seed in range(4):
+        for image in (_photo(seed), _photo(seed)[..., 1].copy()):
+            gx, gy = locate.edge_strength(image)
+            plain_x, plain_y = np.abs(cv2.Sobel(image, cv2.CV_32F, 1, 0)), np.abs(cv2.Sobel(image, cv2.CV_32F, 0, 1))
+            if image.ndim == 3:
+                w = np.float32([1.0, FIND.colour_weight, FIND.colour_weight])
+                plain_x, plain_y = plain_x @ w, plain_y @ w
+            assert gx.dtype == np.float32 and gx.tobytes() == plain_x.tobytes() and gy.tobytes() == plain_y.tobytes()
+            blur = cv2.GaussianBlur(image, (3, 3), 0)
+            mag = cv2.add(cv2.absdiff(cv2.Sobel(blur, cv2.CV_16S, 1, 0), 0), cv2.absdiff(cv2.Sobel(blur, cv2.CV_16S, 0, 1), 0),
+                          dtype=cv2.CV_32F)
+            plain = mag.sum(axis=2) if mag.ndim == 3 else mag
+            assert locate.gradient_map(image).tobytes() == plain.tobytes()
+
+
+def test_a_look_in_colour_sees_the_whole_photos_lab_where_it_looks_and_converts_only_there():
+    import cv2
+
+    from vision.quad import warp
+
+    photo = _photo(9, (900, 1200, 3))
+    view = locate.LockImage(photo)
+    lab = view.in_colour(FIND)
+    whole = cv2.cvtColor(photo, cv2.COLOR_BGR2LAB)
+    ds = locate.half_widths_px(FIND.slot_widths_mm, FIND.lock_px_per_mm)
+    for h in (np.array([[1.5, 0.05, 100.0], [0.02, 1.5, 80.0], [0, 0, 1]]),            # inside the photo
+              np.array([[1.6, -0.1, 900.0], [0.1, 1.6, 700.0], [1e-4, 2e-4, 1]])):     # past its corner (its edge pixels)
+        rect = locate.lock_warp(lab, h, G.width_mm, G.height_mm, FIND.lock_px_per_mm)
+        assert rect.tobytes() == warp(whole, h, G.width_mm, G.height_mm, FIND.lock_px_per_mm).tobytes()
+        pair_x, pair_y = locate.path_maps(lab, h, ds, G.width_mm, G.height_mm, FIND.lock_px_per_mm)
+        gx, gy = locate.edge_strength(cv2.GaussianBlur(rect, (0, 0), 1.0))
+        plain_x, plain_y = np.zeros_like(gx), np.zeros_like(gy)
+        for d in ds:
+            np.maximum(plain_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=plain_x[:, d:-d])
+            np.maximum(plain_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=plain_y[d:-d, :])
+        assert pair_x.tobytes() == plain_x.tobytes() and pair_y.tobytes() == plain_y.tobytes()
+    assert 0 < lab.done.sum() < lab.done.size          # the top left of the photo was never looked at
+
+
+def test_the_votes_median_is_np_median():
+    rng = np.random.default_rng(8)
+    for n in list(range(1, 12)) + [21, 36, 41, 46, 61]:
+        for _ in range(50):
+            row = rng.choice([rng.random(n), np.round(rng.random(n) * 4)]).astype(np.float32)   # ties too
+            assert float(locate._median(row)) == float(np.median(row))
+
+
+def test_the_lines_fit_on_their_paths_is_the_fit_of_their_crossings_made_afresh():
+    import cv2
+    from itertools import combinations
+
+    from vision.agricola import lock_paths
+
+    rng = np.random.default_rng(10)
+    p = lock_paths.PATHS
+
+    def afresh(lines):                       # fit_lines as written before: each fit's crossings made anew
+        keys = sorted(lines)
+        for k in range(p.max_dropped + 1):
+            best = None
+            for left_out in combinations(keys, k):
+                kept = {key: v for key, v in lines.items() if key not in left_out}
+                if not lock_paths._spans(kept, p):
+                    continue
+                nominal, found, pairs = lock_paths._crossings(kept)
+                if len(nominal) < 4:
+                    continue
+                correction, _ = cv2.findHomography(nominal, found, 0)
+                if correction is None:
+                    continue
+                err = np.linalg.norm(cv2.perspectiveTransform(nominal[None], correction)[0] - found, axis=1)
+                worst = max(float(np.mean([e for e, pair in zip(err, pairs) if key in pair])) for key in kept)
+                if worst <= p.line_agree_mm:
+                    rms = float(np.sqrt(np.mean(err ** 2)))
+                    if best is None or rms < best[0]:
+                        best = (rms, correction)
+            if best is not None:
+                return best[1]
+        return None
+
+    fitted = 0
+    for _ in range(60):
+        lines = {(axis, i): (float(rng.normal(0, 0.15)), float(rng.normal(0, 0.002)))
+                 for axis, count in (("v", G.cols + 1), ("h", G.rows + 1)) for i in range(count) if rng.random() < 0.9}
+        keys = sorted(lines)
+        for i in rng.permutation(len(keys))[:int(rng.integers(0, 4))]:
+            lines[keys[i]] = (float(rng.normal(0, 2.0)), 0.0)          # a line off its path
+        mine, theirs = lock_paths.fit_lines(lines), afresh(lines)
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            assert mine.tobytes() == theirs.tobytes()
+            fitted += 1
+    assert 10 < fitted < 60                  # most of these sets are fitted, not all

@@ -42,6 +42,19 @@ def test_a_perfect_reader_scores_everything(photos):
     assert s["median_ms"] >= 0 and s["p95_ms"] >= s["median_ms"] and s["peak_rss_mb"] > 10
 
 
+def test_the_slowest_photo_is_named_with_its_time():
+    """The issues bound every photo's time, not only the median: the summary and its text give the
+    most any photo took, and which one; process time too, where measured."""
+    times = {"a.jpg": (120.0, 100.0), "b.jpg": (2400.0, 1900.0), "c.jpg": (300.0, 250.0), "d.jpg": (90.0, None)}
+    photos = [bench.PhotoResult(image=name, found=True, elements={}, exact_state=True, exact_score=True,
+                                score_error=0.0, ms=ms, cpu_ms=cpu) for name, (ms, cpu) in times.items()]
+    s = bench.BenchResult("avenue", photos).summary()
+    assert (s["median_ms"], s["max_ms"], s["slowest"]) == (210.0, 2400.0, "b.jpg")
+    assert (s["cpu_median_ms"], s["cpu_max_ms"]) == (250.0, 1900.0)
+    assert "most 2400.0 ms (b.jpg)" in bench.render_text(s)
+    assert "process time per photo" in bench.render_text(s)
+
+
 def test_one_misread_cell_on_one_photo(photos):
     first = sorted(photos.glob("*.jpg"))[0]
 
@@ -157,7 +170,8 @@ def test_bench_command_json(monkeypatch, photos, capsys):
     assert main(["bench", "--game", "avenue", "--dir", str(photos), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     for key in ("game", "photos", "found_rate", "element_accuracy", "exact_state_rate", "exact_score_rate",
-                "median_ms", "p95_ms", "peak_rss_mb", "model_mb", "mean_abs_score_error"):
+                "median_ms", "p95_ms", "max_ms", "slowest", "cpu_median_ms", "cpu_max_ms", "peak_rss_mb",
+                "model_mb", "mean_abs_score_error"):
         assert key in s
     assert s["exact_state_rate"] == 1.0
 

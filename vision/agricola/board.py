@@ -391,20 +391,14 @@ def path_pairs(image, h: np.ndarray, params: BoardSearch = SEARCH) -> tuple[np.n
     parallel edges across x (a vertical line) and across y (a horizontal one), of any of the
     prints' widths, in lightness and colour, as :func:`vision.agricola.lock_to_grid` looks for
     them. Pixel ``(p + mm) * s`` is board millimetre ``mm``, ``p`` the pitch."""
-    from vision.agricola.locate import LockImage, edge_strength, half_widths_px
+    from vision.agricola.locate import LockImage, half_widths_px, path_maps
     from vision.agricola.params import FIND
-    from vision.quad import warp
 
     g, s, p = AGRICOLA, params.check_px_per_mm, AGRICOLA.pitch_mm
     shift = np.array([[1, 0, -p], [0, 1, -p], [0, 0, 1.0]])
     view = image if isinstance(image, LockImage) else LockImage(image)
-    rect = cv2.GaussianBlur(warp(view.in_colour(FIND), h @ shift, g.width_mm + 2 * p, g.height_mm + 2 * p, s), (0, 0), 1.0)
-    gx, gy = edge_strength(rect, FIND)
-    pair_x, pair_y = np.zeros_like(gx), np.zeros_like(gy)
-    for d in half_widths_px(FIND.slot_widths_mm, s):
-        np.maximum(pair_x[:, d:-d], np.minimum(gx[:, :-2 * d], gx[:, 2 * d:]), out=pair_x[:, d:-d])
-        np.maximum(pair_y[d:-d, :], np.minimum(gy[:-2 * d, :], gy[2 * d:, :]), out=pair_y[d:-d, :])
-    return pair_x, pair_y
+    return path_maps(view.in_colour(FIND), h @ shift, half_widths_px(FIND.slot_widths_mm, s),
+                     g.width_mm + 2 * p, g.height_mm + 2 * p, s, FIND)
 
 
 def _at(profile: np.ndarray, mm: float, reach_mm: float, params: BoardSearch = SEARCH) -> float:

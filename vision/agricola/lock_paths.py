@@ -208,20 +208,27 @@ def fit_lines(lines: dict, p: PathLines = PATHS, g: AgricolaBoard = AGRICOLA) ->
     line kept lies within :attr:`PathLines.line_agree_mm` of it (the mean over its crossings);
     of those, the closest. None where no such fit keeps lines enough (:func:`_spans`)."""
     keys = sorted(lines)
+    # a crossing lies where its two lines put it whichever others are left out: made once, and
+    # each fit takes those of the lines it keeps (in the same order, so the same fit)
+    every_nominal, every_found, every_pair = _crossings(lines, g)
+    on = {key: np.array([key in pair for pair in every_pair], bool) for key in keys}
     for k in range(p.max_dropped + 1):
         best = None
         for left_out in itertools.combinations(keys, k):
             kept = {key: v for key, v in lines.items() if key not in left_out}
             if not _spans(kept, p):
                 continue
-            nominal, found, pairs = _crossings(kept, g)
+            take = np.ones(len(every_pair), bool)
+            for key in left_out:
+                take &= ~on[key]
+            nominal, found = every_nominal[take], every_found[take]
             if len(nominal) < 4:
                 continue
             correction, _ = cv2.findHomography(nominal, found, 0)
             if correction is None:
                 continue
             err = np.linalg.norm(cv2.perspectiveTransform(nominal[None], correction)[0] - found, axis=1)
-            worst = max(float(np.mean([e for e, pair in zip(err, pairs) if key in pair])) for key in kept)
+            worst = max(float(np.mean(err[on[key][take]])) for key in kept)
             if worst <= p.line_agree_mm:
                 rms = float(np.sqrt(np.mean(err ** 2)))
                 if best is None or rms < best[0]:
