@@ -377,3 +377,49 @@ def test_an_avenue_sheet_is_never_read_as_a_carcassonne_layout(tmp_path, seed, i
     photo.write_bytes(data)
     with pytest.raises(UserError, match=f"no Carcassonne layout found.*{why}"):
         read_photo(photo, "carcassonne")
+
+
+# ---------------------------------------------------------------------------
+# Tile presence on art the tile model does not know (no calibration)
+
+
+def _layout_read(photo: Path, presence=None) -> dict:
+    """What :func:`vision.carcassonne.read.read_layout` tells of reading ``photo`` uncalibrated."""
+    model = classify.TileModel(carc_read.MODELS.tiles, None)
+    notes: dict = {}
+    carc_read.read_layout(cv2.imread(str(photo)), model, carc_read.MODELS.layout, notes=notes, presence=presence)
+    return notes
+
+
+def test_presence_reads_the_squares_of_art_the_tile_model_does_not_know_and_not_of_ours():
+    """The proxy's calibration photo (24 tiles of painted art): the tile model reads its tiles unsurely, so
+    presence reads them too; our own samples are read by the tile model alone."""
+    foreign = SAMPLES / "carcassonne-calibration-proxy.jpg"
+    notes = _layout_read(foreign)
+    assert notes["presence"] and notes["unknown_art"]
+    assert not _layout_read(foreign, presence=False)["presence"]
+    for photo in PHOTOS[:2]:
+        notes = _layout_read(photo)
+        assert not notes["presence"] and "unknown_art" not in notes
+
+
+def test_a_layout_refused_after_presence_on_unknown_art_is_read_again_by_the_tile_model_alone(monkeypatch):
+    """Presence asked for unknown art can make table squares or doubtful tiles a layout that is refused:
+    the photo is then read with the tile model's own reading, not refused."""
+    asked, judged = [], []
+    read_layout = carc_read.read_layout
+
+    def spy(*args, presence=None, notes=None, **kw):
+        out = read_layout(*args, presence=presence, notes=notes, **kw)
+        asked.append((presence, bool(notes.get("unknown_art"))))
+        return out
+
+    def refuse_first(*args, **kw):      # the first layout refused, any later one taken
+        judged.append(1)
+        return "refused for the test" if len(judged) == 1 else None
+
+    monkeypatch.setattr(carc_read, "read_layout", spy)
+    monkeypatch.setattr(carc_read, "layout_evidence", refuse_first)
+    reading = read_photo(SAMPLES / "carcassonne-calibration-proxy.jpg", "carcassonne", calibration=None)
+    assert asked == [(None, True), (False, False)]
+    assert len(judged) == 2 and reading.state.tiles

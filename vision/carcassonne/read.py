@@ -80,9 +80,29 @@ class Read:
     photo_emblem: bool = True       # without a calibration's emblem, pennant twins the tile model is unsure of are
     #                                 decided with the emblem the photo's own twins share
     #                                 (:func:`vision.carcassonne.pennants.look_for_photo_emblem`)
+    unknown_art: float = 0.1        # without a calibration, tile presence reads the squares too (as it does with one)
+    #                                 where this share of the squares read as tiles are read unsurely
+    #                                 (:func:`unknown_art`): art the tile model does not know. Our own art (40 photos
+    #                                 of seed 1): 0.00-0.04; the proxy's tuning seed 101: 0.14-0.58
 
 
 READ = Read()
+
+
+def unknown_art(cells: dict, empty: int, sure: float = 0.9) -> float:
+    """The share of the squares read as tiles (``cells``: square -> (probabilities, ...)) whose best tile the
+    tile model gives less than ``sure``: how little it knows the art (0 where no square is read as a tile).
+
+    >>> unknown_art({(0, 0): (np.array([0.0, 0.95, 0.05]),), (1, 0): (np.array([0.1, 0.6, 0.3]),),
+    ...              (2, 0): (np.array([0.9, 0.05, 0.05]),)}, empty=0)
+    0.5
+    """
+    probs = np.stack([p for p, *_ in cells.values()]) if cells else np.zeros((0, 1))
+    tiled = probs[:, empty] < 0.5 if len(probs) else np.zeros(0, bool)
+    if not tiled.any():
+        return 0.0
+    best = np.delete(probs[tiled], empty, axis=1).max(axis=1)
+    return float(np.mean(best < sure))
 
 
 def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.layout, clock=None,
@@ -109,8 +129,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     ``presence``: a square that the tile model calls empty but that holds a tile by
     :func:`tile_presence` (unlike the table, where the layout model sees tiles) is a tile:
     a layout of art the model never saw does not fall apart into islands. By default
-    (None) only with a calibration: without one, on our own art, it cost tiles on seed 1
-    (20 photos: 93.3% of tiles, 50% exact layouts), so the uncalibrated reader is as before.
+    (None) with a calibration, and without one only on art the tile model does not know
+    (:attr:`Read.unknown_art`): on our own art it finds "tiles" on the table beside the
+    layout (40 photos of seed 1: exact scores 95% -> 75% had it read every photo).
 
     ``brief``: only the first way of finding lines is tried, on the whole layout map; where its
     squares do not look like tiles, :class:`vision.reading.SearchCut` is raised rather than
@@ -167,13 +188,24 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     if chosen is None:
         return None, {}
     fit = chosen[0]
-    if presence is None:         # by default with a calibration only (see the docstring)
+    given = presence
+    if presence is None:         # by default with a calibration, or on art the tile model does not know
         presence = model.calibration is not None
     present = tile_presence(image, first) if presence else None
-    if notes is not None:
-        notes["presence"] = bool(presence)
     cells = read_cells(image, fit, model, params, presence=present)
     empty = model.labels.index(EMPTY)
+    if present is None and given is None and unknown_art(cells, empty) >= READ.unknown_art:
+        # art the tile model does not know (no calibration): its "empty" is not to be trusted either
+        present = tile_presence(image, first)
+        seen = read_cells(image, fit, model, params, presence=present)
+        if sum(p[empty] < 0.5 for p, *_ in seen.values()) < params.presence_most:
+            cells = seen
+            if notes is not None:
+                notes["unknown_art"] = True
+        else:                   # it took the table for tiles: the tile model's reading stands
+            present = None
+    if notes is not None:
+        notes["presence"] = present is not None
     for _ in range(params.refits):
         tiles = [sq for sq, (p, *_) in cells.items() if p[empty] < 0.5]
         if not tiles:
@@ -335,29 +367,45 @@ def read_carcassonne(image: np.ndarray, source: str, clock, track=None, side: di
         """How far the photo's patch at ``at`` is from every patch of the user's art."""
         return new_to_art(calib, views(squares), at)
 
-    present = None
-    if not seen.get("presence") and seen.get("layout_map") is not None:
-        # (where presence read the squares, it found no tile in those read as empty)
-        def present(squares):
-            """Whether each square holds a tile by :func:`tile_presence` (the table's colours learnt when first asked)."""
-            if "by_table" not in seen:
-                seen["by_table"] = tile_presence(image, seen["layout_map"])
-            return seen["by_table"](cut_tiles(image, fit.cell_to_image, squares), fit.cell_to_image, squares)
-    assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
-                                decode=CALIBRATED_DECODE if mine else DECODE,
-                                meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
-                                review=CALIBRATED_REVIEW if mine else REVIEW,
-                                unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
-                                regions=art_regions(calib) if mine and READ.art_regions else None,
-                                solid=lambda at: flat_patches(image, fit.cell_to_image, at),
-                                colours=lambda at: piece_colours(image, fit.cell_to_image, at),
-                                shapes=lambda at: piece_shapes(image, fit.cell_to_image, at), present=present)
-    if not assembled.layout.tiles:
-        raise _not_found(source)
-    # another game's board: refused (judged on the tiles as decoded, before any misfit was dropped)
-    why = layout_evidence(*(assembled.as_decoded or (assembled.layout, assembled.confidences)))
-    if why:
-        raise _not_found(source, why)
+    def assembled_layout() -> Assembled:
+        """The squares read put together, or :func:`_not_found` where they show no layout."""
+        present = None
+        if not seen.get("presence") and seen.get("layout_map") is not None:
+            # (where presence read the squares, it found no tile in those read as empty)
+            def present(squares):
+                """Whether each square holds a tile by :func:`tile_presence` (the table's colours learnt when first asked)."""
+                if "by_table" not in seen:
+                    seen["by_table"] = tile_presence(image, seen["layout_map"])
+                return seen["by_table"](cut_tiles(image, fit.cell_to_image, squares), fit.cell_to_image, squares)
+        assembled = assemble_layout(cells, model.labels, tuple(points.items()), layout_rules, poses=poses,
+                                    decode=CALIBRATED_DECODE if mine else DECODE,
+                                    meeple_params=CALIBRATED_MEEPLES if mine else MEEPLES,
+                                    review=CALIBRATED_REVIEW if mine else REVIEW,
+                                    unlike_art=unlike_art if mine else None, new_to_art=foreign if mine else None,
+                                    regions=art_regions(calib) if mine and READ.art_regions else None,
+                                    solid=lambda at: flat_patches(image, fit.cell_to_image, at),
+                                    colours=lambda at: piece_colours(image, fit.cell_to_image, at),
+                                    shapes=lambda at: piece_shapes(image, fit.cell_to_image, at), present=present)
+        if not assembled.layout.tiles:
+            raise _not_found(source)
+        # another game's board: refused (judged on the tiles as decoded, before any misfit was dropped)
+        why = layout_evidence(*(assembled.as_decoded or (assembled.layout, assembled.confidences)))
+        if why:
+            raise _not_found(source, why)
+        return assembled
+
+    try:
+        assembled = assembled_layout()
+    except UserError:
+        if not seen.get("unknown_art"):
+            raise
+        # tile presence, asked because the tile model did not know the art, made squares of the table
+        # or of doubtful tiles a layout that is refused: the tile model's own reading is read instead
+        seen = {}
+        fit, cells = read_layout(image, model, models.layout, clock, presence=False, notes=seen)
+        if fit is None:
+            raise _not_found(source)
+        assembled = assembled_layout()
     clock.lap("assemble")
     card = rules.score(assembled.layout)
     clock.lap("score")
