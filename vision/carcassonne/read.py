@@ -69,7 +69,7 @@ from vision.reading import GameReader, LookedBriefly, SearchCut
 
 @dataclass(frozen=True)
 class Read:
-    """Choices of reading a photo with a calibration."""
+    """Choices of reading a photo: with a calibration, and without one on art the tile model does not know."""
 
     art_regions: bool = False       # under an exemplar calibration, a meeple's feature from the parts as the user's
     #                                 own tiles draw them (:func:`art_regions`: the proxy's roads fitted 0.085 wide
