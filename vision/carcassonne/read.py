@@ -197,9 +197,9 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     if present is None and given is None and unknown_art(cells, empty) >= READ.unknown_art:
         # art the tile model does not know (no calibration): its "empty" is not to be trusted either
         present = tile_presence(image, first)
-        seen = read_cells(image, fit, model, params, presence=present)
-        if sum(p[empty] < 0.5 for p, *_ in seen.values()) < params.presence_most:
-            cells = seen
+        with_presence = read_cells(image, fit, model, params, presence=present)
+        if sum(p[empty] < 0.5 for p, *_ in with_presence.values()) < params.presence_most:
+            cells = with_presence
             if notes is not None:
                 notes["unknown_art"] = True
         else:                   # it took the table for tiles: the tile model's reading stands
