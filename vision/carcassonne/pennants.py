@@ -239,6 +239,19 @@ def emblems_of(calib) -> Emblems | None:
                    float(calib.info.get("emblem_low", 0.0)))
 
 
+def meeple_seen(cells: dict, squares) -> np.ndarray:
+    """``(N,)``: how likely a meeple stands on each of ``squares`` (``cells``: square -> (probabilities,
+    meeple map, ...)): its meeple map's strongest belief in any meeple (1 - ``none``), where one may
+    hide the pennant (:attr:`Pennants.meeple_seen`).
+
+    >>> none = np.zeros((11, 12, 12)); none[0] = 1.0
+    >>> one = none.copy(); one[0, 5, 5], one[7, 5, 5] = 0.2, 0.8
+    >>> meeple_seen({(0, 0): (None, none), (1, 0): (None, one)}, [(0, 0), (1, 0)]).round(2).tolist()
+    [0.0, 0.8]
+    """
+    return np.array([float((1 - cells[sq][1][0]).max()) for sq in squares])
+
+
 def look_for_pennants(image: np.ndarray, cell_to_image: np.ndarray, cells: dict, labels, emblems: Emblems,
                       params: Pennants = PENNANTS, pyramid: dict | None = None) -> dict:
     """``cells`` (square -> (probabilities, meeple map, ...)) with the pennant twins of every square
@@ -251,7 +264,7 @@ def look_for_pennants(image: np.ndarray, cell_to_image: np.ndarray, cells: dict,
         return cells
     crops = pennant_crops(image, cell_to_image, squares, params, pyramid)
     q = pennant_probability(emblem_scores(crops, emblems, params), emblems, params)
-    seen = np.array([float((1 - cells[sq][1][0]).max()) for sq in squares])
+    seen = meeple_seen(cells, squares)
     probs = decide_pennants(np.stack([cells[sq][0] for sq in squares]), q, labels)
     out = dict(cells)
     for n, sq in enumerate(squares):
@@ -406,7 +419,7 @@ def look_for_photo_emblem(image: np.ndarray, cell_to_image: np.ndarray, cells: d
         notes["photo_emblem"] = {"squares": len(squares), "taken": bool(taken)}
     if not taken:
         return cells
-    seen = np.array([float((1 - cells[sq][1][0]).max()) for sq in squares])
+    seen = meeple_seen(cells, squares)
     evidence = np.clip(params.strength * found, -params.cap, params.cap)
     evidence[(found < 0) & (seen >= PENNANTS.meeple_seen)] = 0.0      # a meeple may hide it
     q = 1 / (1 + np.exp(-(model + evidence)))

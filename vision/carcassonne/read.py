@@ -138,7 +138,10 @@ def read_layout(image: np.ndarray, model: TileModel, layout_model: str = MODELS.
     searching on (a reader asked briefly while the game is being detected).
 
     ``notes``, where given, is told the layout map (``"layout_map"``) and whether tile presence read the
-    squares (``"presence"``): the meeple stage asks presence of the squares beside the layout.
+    squares (``"presence"``): the meeple stage asks presence of the squares beside the layout; also
+    whether presence read them because the tile model did not know the art (``"unknown_art"``: a
+    layout so read that is refused is read again without it) and what the photo's own emblem decided
+    (``"photo_emblem"``, :func:`vision.carcassonne.pennants.look_for_photo_emblem`).
     """
     first = layout_map(image, layout_model, params)
     if notes is not None:
