@@ -312,25 +312,6 @@ def test_a_meeple_on_the_users_art_is_judged_by_whether_a_solid_piece_stands_the
     assert asked == [[[3.5, 2.5]]]
 
 
-def test_a_faint_peak_that_every_other_cue_takes_for_a_meeple_is_one():
-    """A standing meeple of another set, seen from its side, makes only a faint peak in the meeple map;
-    under a calibration it is weighed with the other cues down to :attr:`MeepleJudge.lowest_peak`."""
-    from vision.carcassonne import assemble, meeples
-
-    p, m, _ = _tile_with_a_meeple("B:0")
-    m[0, 5:7, 5:7], m[7, 5:7, 5:7] = 0.85, 0.15              # a faint yellow peak
-
-    def judged(lowest):
-        params = replace(meeples.CALIBRATED_MEEPLES, judge=replace(meeples.MEEPLE_JUDGE, lowest_peak=lowest))
-        return assemble.assemble_layout({(0, 0): (p, m, None)}, decode.tile_labels(), meeple_params=params,
-                                        poses=_poses(0.05), unlike_art=lambda squares, tiles, at: np.full(len(squares), 5.0),
-                                        new_to_art=lambda squares, at: np.full(len(squares), 8.0),
-                                        solid=lambda at: np.full(len(at), 0.04)).layout.meeples
-    assert meeples.MEEPLE_JUDGE.lowest_peak <= 0.15
-    assert [x.colour for x in judged(meeples.MEEPLE_JUDGE.lowest_peak)] == ["yellow"]
-    assert not judged(0.2)
-
-
 def _feet_and_art(seed: int, style: str | None, n_art: int = 60):
     """A 4 MP photo's picture, its lattice map, each meeple's spot (lattice units: the foot, or under
     the proxy the middle of its box on the table) and ``n_art`` points of its tiles clear of every meeple."""

@@ -119,12 +119,9 @@ class MeepleJudge:
     solid: float = 1.96             # per log of the flattest patch's area there (:func:`flat_patches`, tiles squared)
     bias: float = 2.01
     keep: float = 0.5               # a peak this likely a meeple is one
-    lowest_peak: float = 0.1        # peaks of the meeple map down to this are weighed. A standing meeple of another
-    #                                 set seen from its side, a block rather than a figure, makes a faint peak (0.1-0.2)
-    #                                 that every other cue takes for a meeple. Tuning seeds 101 / 102 (calibrated, 30
-    #                                 photos each), 0.2 -> 0.1: meeple F1 95.04 -> 95.36% / 93.69 -> 93.78%, exact
-    #                                 scores 6 -> 8 / 4 -> 5 of 30 (0.05: 95.38% / 93.26%, 8 / 6 of 30); of seed
-    #                                 101's 23 meeples missed at 0.2, 12 had such a peak
+    lowest_peak: float = 0.2        # peaks of the meeple map down to this are weighed (0.1 tried, not kept: tuning
+    #                                 seeds 101 / 102 gained 2 / 1 exact scores of 30, held-out seed 201 lost 4 of 30
+    #                                 to false meeples; docs/carcassonne-reader.md)
     apart: float = 0.25             # two meeples of any colours nearer than this (tiles) are one: the likelier,
     shade: str = "black"            # ... but of this colour and another, the other: a coloured meeple's shaded
     #                                 side looks black to the map, a black meeple's lit side never looks coloured.
