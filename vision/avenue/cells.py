@@ -290,7 +290,8 @@ def print_groups(template, min_size: int = CUT.print_group,
 def lone_prints(template, min_size: int = CUT.print_group, by_count: bool = CUT.grapes_by_count) -> list[int]:
     """Printed cells whose print no group of cells printed alike shares (:func:`print_groups`), as
     piece indices (row by row): :func:`remove_print` cannot divide their print out, so in both looks
-    a faint road there lies over print. On the default pad, the two castles.
+    a faint road there lies over print. On the default pad, the two castles and the only cell of
+    three grapes.
 
     >>> from scoring.avenue import DEFAULT_TEMPLATE
     >>> lone_prints(DEFAULT_TEMPLATE)           # the green castle, the only three grapes, the purple castle

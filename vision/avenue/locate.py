@@ -389,8 +389,10 @@ def accepted(score: float, inliers: int, residual_mm: float, params: Locate = LO
     (True, True, False)
     >>> accepted(0.5, 50, 0.1, strict=True), accepted(1.22, 39, 0.05, strict=True)
     (True, True)
-    >>> accepted(1.22, 39, 0.25, strict=True), accepted(1.1, 39, 0.05, strict=True), accepted(2.5, 10, 0.05, strict=True)
-    (False, False, False)
+    >>> accepted(1.22, 39, 0.25, strict=True), accepted(1.1, 39, 0.05, strict=True)
+    (False, False)
+    >>> accepted(2.5, 10, 0.05, strict=True)            # a print that shows, but no grid in place
+    False
     """
     if strict:
         whole_grid = inliers >= params.strict_inliers and residual_mm <= params.strict_residual_mm

@@ -68,8 +68,8 @@ NUMBER_PRIOR = {"0": 2.0, **{str(n): 1.5 for n in range(1, 10)}, "blank": 0.5}
 #: fair chance is most often drawn. Fitted on the proxy's tuning seed 100 and our own art (seed 1).
 FAINT_PEN_PRIOR = {"none": 0.1}
 
-#: The same for a cell whose print no other cell shares (:func:`vision.avenue.cells.lone_prints`: the
-#: castles, on the default pad): its print is not divided out of the pen-alone look, so a faint road
+#: The same for a cell whose print no other cell shares (:func:`vision.avenue.cells.lone_prints`: on
+#: the default pad the castles and the only three grapes): its print is not divided out of the pen-alone look, so a faint road
 #: there lies over print in both looks and the model's "no road" is surer still where a road is drawn.
 #: Fitted on the proxy's tuning seeds 100 and 101 and our own art (seed 1).
 LONE_PRINT_PRIOR = {"none": 0.03}
