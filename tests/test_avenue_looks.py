@@ -26,6 +26,25 @@ def test_on_a_faint_sheet_a_road_given_a_fair_chance_is_read():
     assert under_faint_pen(pred, None).best == ["none", "none", "EW"]    # no road read at all
 
 
+def test_a_cell_whose_print_no_other_cell_shares_is_read_under_a_lower_prior_of_no_road():
+    from vision.avenue.cells import lone_prints
+    from vision.avenue.read import under_faint_pen
+
+    # on the default pad the castles and the only three grapes: their print is never divided out
+    lone = lone_prints(avenue.DEFAULT_TEMPLATE)
+    assert lone == [6, 29, 35]
+    assert all(avenue.DEFAULT_TEMPLATE.cells[i // 7][i % 7].kind != "empty" for i in lone)
+    assert not set(lone) & {i for group in print_groups(avenue.DEFAULT_TEMPLATE) for i in group}
+    probs = np.array([[0.95, 0.05, 0, 0, 0, 0, 0],      # a castle, a faint road the model hardly sees
+                      [0.95, 0.05, 0, 0, 0, 0, 0],      # the same reading in a cell printed alike
+                      [0.999, 0.001, 0, 0, 0, 0, 0]], np.float32)   # a castle left blank
+    pred = Prediction(probs, LABELS)
+    assert under_faint_pen(pred, 0.1, lone=[0, 2]).best == ["NS", "none", "none"]   # a light pencil
+    assert under_faint_pen(pred, 0.1).best == ["none", "none", "none"]              # no cell alone
+    assert under_faint_pen(pred, 0.5, lone=[0, 2]).best == ["none", "none", "none"]  # a ballpoint
+    assert np.allclose(under_faint_pen(pred, 0.1, lone=[0, 2]).probs.sum(axis=1), 1.0)
+
+
 def test_the_column_is_read_in_five_shifted_looks():
     piece = np.full((2, 40, 40), 255, np.uint8)
     piece[0, 12:28, 18:22] = 0

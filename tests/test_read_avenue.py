@@ -188,6 +188,24 @@ def test_a_sheet_touching_another_is_found():
     assert np.abs(reading.corners - np.float32(truth["corners"])).max() < 3
 
 
+def test_a_blurred_sheet_whose_grid_fits_closely_is_taken_when_nothing_looked_like_a_sheet_from_afar():
+    """The strict pass (no outline looked like the sheet from afar) takes nearly the whole grid in
+    place, or what a blurred sheet shows with its crossings fitting that closely; never a find with
+    no grid that fits, nor one whose print does not show."""
+    from vision.avenue.locate import LOCATE, accepted
+
+    # a small sheet in a hand's shadow on a busy cloth (tuning seed 101, photo 50): 39 of 56 crossings
+    assert accepted(1.22, 39, 0.05, LOCATE, strict=True)
+    assert accepted(0.4, LOCATE.strict_inliers, LOCATE.strict_residual_mm, LOCATE, strict=True)
+    assert not accepted(1.22, 39, 2 * LOCATE.strict_residual_mm, LOCATE, strict=True)     # loosely fitted
+    assert not accepted(0.9 * LOCATE.blurred_min_score, 39, 0.05, LOCATE, strict=True)  # print not shown
+    assert not accepted(3.0, LOCATE.grid_inliers - 1, 0.05, LOCATE, strict=True)        # no grid in place
+    # from afar, as before: the print plainly shows, or a blurred sheet's grid is found in place
+    assert accepted(LOCATE.min_score, 0, 9.9, LOCATE)
+    assert accepted(1.22, 39, LOCATE.grid_residual_mm, LOCATE)
+    assert not accepted(1.22, LOCATE.grid_inliers - 1, 0.05, LOCATE)
+
+
 def test_a_sheet_on_a_grainy_table_as_bright_as_its_paper_is_found_by_its_edges():
     """A printed sheet on a coarse-grained table of the paper's own brightness, a shadow across
     both: no bright region outlines the page and the grain breaks up its edges, so the first

@@ -287,6 +287,23 @@ def print_groups(template, min_size: int = CUT.print_group,
     return [g for g in groups.values() if len(g) >= min_size]
 
 
+def lone_prints(template, min_size: int = CUT.print_group, by_count: bool = CUT.grapes_by_count) -> list[int]:
+    """Printed cells whose print no group of cells printed alike shares (:func:`print_groups`), as
+    piece indices (row by row): :func:`remove_print` cannot divide their print out, so in both looks
+    a faint road there lies over print. On the default pad, the two castles and the only cell of
+    three grapes.
+
+    >>> from scoring.avenue import DEFAULT_TEMPLATE
+    >>> lone_prints(DEFAULT_TEMPLATE)           # the green castle, the only three grapes, the purple castle
+    [6, 29, 35]
+    >>> len(lone_prints(DEFAULT_TEMPLATE, min_size=10))      # no group that large: every print alone
+    23
+    """
+    grouped = {i for group in print_groups(template, min_size, by_count) for i in group}
+    return [r * len(row) + c for r, row in enumerate(template.cells) for c, printed in enumerate(row)
+            if printed.kind != "empty" and r * len(row) + c not in grouped]
+
+
 def remove_print(pieces: np.ndarray, template, params: Cut = CUT) -> np.ndarray:
     """Cell pieces with the print they share with cells printed alike divided out.
 

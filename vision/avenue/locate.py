@@ -362,11 +362,7 @@ def _check_finds(found, full: np.ndarray, layout: Layout, params: Locate, strict
         if refined is None:
             continue
         s2, corners2, inliers, residual = refined
-        if strict:
-            if inliers < params.strict_inliers or residual > params.strict_residual_mm:
-                continue
-        elif s2 < params.min_score and (s2 < params.blurred_min_score or inliers < params.grid_inliers
-                                        or residual > params.grid_residual_mm):
+        if not accepted(s2, inliers, residual, params, strict):
             continue
         s2 = max(s2, params.min_score)      # a sheet whose grid is plainly there
         if best is None or s2 > best[0]:
@@ -374,6 +370,37 @@ def _check_finds(found, full: np.ndarray, layout: Layout, params: Locate, strict
         if s2 >= params.sure_score:
             break
     return best
+
+
+def accepted(score: float, inliers: int, residual_mm: float, params: Locate = LOCATE,
+             strict: bool = False) -> bool:
+    """Whether a find, corrected by the printed grid (:func:`refine_find`: its line contrast on the
+    rectified sheet, the grid's crossings found in place and their median residual), is the sheet.
+
+    Checked as it looked from afar (``strict`` False): its print plainly shows (``min_score``), or,
+    blurred, it shows a little (``blurred_min_score``) and its grid is found in place
+    (``grid_inliers`` within ``grid_residual_mm``). Checked though nothing looked like the sheet
+    from afar (``strict``): nearly the whole grid found in place (``strict_inliers`` within
+    ``strict_residual_mm``), or what a blurred sheet shows with its crossings fitting as closely as
+    that (within ``strict_residual_mm``): a small sheet in a hand's shadow on a busy cloth hides a
+    few crossings, where junk taken for a sheet has no grid that fits at all.
+
+    >>> accepted(2.5, 10, 0.5), accepted(1.3, 30, 0.1), accepted(1.0, 30, 0.1)
+    (True, True, False)
+    >>> accepted(0.5, 50, 0.1, strict=True), accepted(1.22, 39, 0.05, strict=True)
+    (True, True)
+    >>> accepted(1.22, 39, 0.25, strict=True), accepted(1.1, 39, 0.05, strict=True)
+    (False, False)
+    >>> accepted(2.5, 10, 0.05, strict=True)            # a print that shows, but no grid in place
+    False
+    """
+    if strict:
+        whole_grid = inliers >= params.strict_inliers and residual_mm <= params.strict_residual_mm
+        blurred = (score >= params.blurred_min_score and inliers >= params.grid_inliers
+                   and residual_mm <= params.strict_residual_mm)
+        return whole_grid or blurred
+    return score >= params.min_score or (score >= params.blurred_min_score and inliers >= params.grid_inliers
+                                         and residual_mm <= params.grid_residual_mm)
 
 
 def refine_find(gray: np.ndarray, corners: np.ndarray, layout: Layout, px_per_mm: float = 3.0):

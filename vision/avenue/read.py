@@ -21,8 +21,8 @@ import numpy as np
 from scoring import avenue
 from vision import UserError
 from vision.avenue.assemble import ASSEMBLE, assemble_avenue
-from vision.avenue.cells import (cell_names, column_names, ink_darkness, prepare_cells, prepare_column,
-                                 shifted_looks, to_gray)
+from vision.avenue.cells import (cell_names, column_names, ink_darkness, lone_prints, prepare_cells,
+                                 prepare_column, shifted_looks, to_gray)
 from vision.classify import Prediction, classifier
 from vision.geometry import AVENUE
 from vision.avenue.locate import LOCATE, PhotoMaps, avenue_layout, covered_maps, locate_sheet, photo_maps
@@ -67,6 +67,12 @@ NUMBER_PRIOR = {"0": 2.0, **{str(n): 1.5 for n in range(1, 10)}, "blank": 0.5}
 #: sure of "no road" far more often than a blank cell leaves it unsure; there, a road it gives a
 #: fair chance is most often drawn. Fitted on the proxy's tuning seed 100 and our own art (seed 1).
 FAINT_PEN_PRIOR = {"none": 0.1}
+
+#: The same for a cell whose print no other cell shares (:func:`vision.avenue.cells.lone_prints`: on
+#: the default pad the castles and the only three grapes): its print is not divided out of the pen-alone look, so a faint road
+#: there lies over print in both looks and the model's "no road" is surer still where a road is drawn.
+#: Fitted on the proxy's tuning seeds 100 and 101 and our own art (seed 1).
+LONE_PRINT_PRIOR = {"none": 0.03}
 
 
 def _label_value(label: str):
@@ -119,24 +125,34 @@ def road_ink(cells: np.ndarray, pred, template, min_confidence: float = 0.5) -> 
 def read_cells(cells: np.ndarray, unprinted: np.ndarray, template, models: AvenueModels = AVENUE_MODELS):
     """The cells read: both looks of every cell (:func:`vision.avenue.cells.prepare_cells`) read by
     the cell model, the surer look kept; and how dark the sheet's roads are drawn (:func:`road_ink`).
-    On a sheet drawn in a faint pen, "no road" is read under :data:`FAINT_PEN_PRIOR`."""
+    On a sheet drawn in a faint pen, "no road" is read under :data:`FAINT_PEN_PRIOR`, and under
+    :data:`LONE_PRINT_PRIOR` in the cells whose print no other cell shares."""
     both = classifier(models.cells).predict(np.concatenate([cells, unprinted])).restricted(CELL_LABELS)
     n = len(cells)
     pred = Prediction(both.probs[:n], both.labels).surer(Prediction(both.probs[n:], both.labels))
     ink = road_ink(cells, pred, template)
-    return under_faint_pen(pred, ink), ink
+    return under_faint_pen(pred, ink, lone=lone_prints(template)), ink
 
 
 def under_faint_pen(pred: Prediction, ink: float | None, faint_below: float = ASSEMBLE.faint_pen_ink,
-                    prior: dict = FAINT_PEN_PRIOR) -> Prediction:
+                    prior: dict = FAINT_PEN_PRIOR, lone=(), lone_prior: dict = LONE_PRINT_PRIOR) -> Prediction:
     """The cells' prediction on a sheet whose roads are drawn ``ink`` dark: under ``prior``
-    where that is fainter than ``faint_below`` (a light pencil), as it is otherwise.
+    where that is fainter than ``faint_below`` (a light pencil), and the cells ``lone`` (indices:
+    :func:`vision.avenue.cells.lone_prints`) under ``lone_prior``; as it is otherwise.
 
-    >>> pred = Prediction(np.array([[0.7, 0.3], [0.99, 0.01]]), ("none", "NS"))
+    >>> pred = Prediction(np.array([[0.7, 0.3], [0.99, 0.01], [0.7, 0.3], [0.95, 0.05]]), ("none", "NS"))
     >>> under_faint_pen(pred, 0.1).best, under_faint_pen(pred, 0.5).best, under_faint_pen(pred, None).best
-    (['NS', 'none'], ['none', 'none'], ['none', 'none'])
+    (['NS', 'none', 'NS', 'none'], ['none', 'none', 'none', 'none'], ['none', 'none', 'none', 'none'])
+    >>> under_faint_pen(pred, 0.1, lone=[1, 3]).best, under_faint_pen(pred, 0.5, lone=[1, 3]).best
+    (['NS', 'none', 'NS', 'NS'], ['none', 'none', 'none', 'none'])
     """
-    return pred.reweighted(prior) if ink is not None and ink < faint_below else pred
+    if ink is None or ink >= faint_below:
+        return pred
+    out = pred.reweighted(prior)
+    lone = list(lone)
+    if lone:
+        out.probs[lone] = pred.reweighted(lone_prior).probs[lone]
+    return out
 
 
 def read_column(column: np.ndarray, models: AvenueModels = AVENUE_MODELS) -> Prediction:
