@@ -50,8 +50,8 @@ class Training:
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
     space_epochs: int = 22
-    space_width: float = 1.0              # the space model's channels times this (build_space_net: 1.0 is
-    #                                       24-32-48-48-64-64, about 430 KiB as ONNX)
+    space_width: float = 1.0              # the space model's channels times this (space_channels: 1.0 is
+    #                                       24-32-48-48-64-64, 431 KiB as ONNX; 1.5 tried with "mixed", not shipped)
     space_start: str = ""                 # an exported space model to fine-tune (its batch norms kept), or "" to
     #                                       train from scratch (load_onnx_weights)
     start_lr: float = 1e-3                # the peak learning rate of such a fine-tuning
