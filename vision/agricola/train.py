@@ -161,12 +161,12 @@ def build_board_net():
 
 def space_channels(width: float = 1.0) -> tuple[int, ...]:
     """The space model's six convolutions' channels at ``width`` (:attr:`Training.space_width`),
-    each a multiple of 8.
+    each rounded to a multiple of 8 (36 to 32: Python rounds a half to the even number).
 
     >>> space_channels()
     (24, 32, 48, 48, 64, 64)
     >>> space_channels(1.5)
-    (40, 48, 72, 72, 96, 96)
+    (32, 48, 72, 72, 96, 96)
     """
     return tuple(max(8, 8 * round(c * width / 8)) for c in (24, 32, 48, 48, 64, 64))
 
