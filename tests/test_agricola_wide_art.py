@@ -145,3 +145,24 @@ def test_flat_farms_are_the_same_drawn_by_one_process_or_by_several(monkeypatch)
     for i in range(8):
         train.flat_farm(77, i, params)
     assert set(styles) == {"wide", "wider"}
+
+
+def test_the_space_model_is_as_wide_as_the_recipe_asks(monkeypatch):
+    """``Training.space_width`` scales the space model's channels (``--set space_width=1.5``);
+    its default builds the network of 24-32-48-48-64-64 channels."""
+    from vision.agricola import train
+    from vision.train import training_changes
+
+    assert training_changes(["space_width=1.5"], train.TRAINING) == {"space_width": 1.5}
+    wide = train.space_channels(1.5)
+    assert all(w > n and w % 8 == 0 for w, n in zip(wide, train.space_channels(1.0)))
+    torch = pytest.importorskip("torch")
+    for width in (1.0, 1.5):
+        net = train.build_space_net(38, width)
+        convs = [m.out_channels for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+        assert tuple(convs) == train.space_channels(width)
+        assert net(torch.zeros(2, 3, 64, 64)).shape == (2, 38)
+    monkeypatch.setattr(train, "fit", lambda net, *a, **k: net)          # the recipe's width reaches the network
+    crops, white = np.zeros((1, 64, 64, 3), np.uint8), np.ones((1, 3), np.float32)
+    net = train.train_space_net(crops, np.zeros((1, 8)), white, replace(train.TRAINING, space_width=1.5), 0, log=None)
+    assert net[0][0].out_channels == wide[0]

@@ -50,6 +50,8 @@ class Training:
     plain_spaces: float = 0.25            # the share of empty spaces with nothing on them that is kept
     many_animals: int = 5                 # spaces with this many animals or more are shown twice
     space_epochs: int = 22
+    space_width: float = 1.0              # the space model's channels times this (space_channels: 1.0 is
+    #                                       24-32-48-48-64-64, 431 KiB as ONNX; 1.5 tried with "mixed", not shipped)
     space_start: str = ""                 # an exported space model to fine-tune (its batch norms kept), or "" to
     #                                       train from scratch (load_onnx_weights)
     start_lr: float = 1e-3                # the peak learning rate of such a fine-tuning
@@ -157,14 +159,28 @@ def build_board_net():
     return BoardNet()
 
 
-def build_space_net(n_out: int):
-    """Convolutions down to 8 x 8, global average (a count is a sum of what is seen), the heads."""
+def space_channels(width: float = 1.0) -> tuple[int, ...]:
+    """The space model's six convolutions' channels at ``width`` (:attr:`Training.space_width`),
+    each rounded to a multiple of 8 (36 to 32: Python rounds a half to the even number).
+
+    >>> space_channels()
+    (24, 32, 48, 48, 64, 64)
+    >>> space_channels(1.5)
+    (32, 48, 72, 72, 96, 96)
+    """
+    return tuple(max(8, 8 * round(c * width / 8)) for c in (24, 32, 48, 48, 64, 64))
+
+
+def build_space_net(n_out: int, width: float = 1.0):
+    """Convolutions down to 8 x 8, global average (a count is a sum of what is seen), the heads;
+    ``width`` scales the channels (:func:`space_channels`)."""
     import torch.nn as nn
 
-    return nn.Sequential(_conv(3, 24, 2), _conv(24, 32), nn.MaxPool2d(2),          # 64 -> 32 -> 16
-                         _conv(32, 48), _conv(48, 48), nn.MaxPool2d(2),             # -> 8
-                         _conv(48, 64), _conv(64, 64),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_out))
+    c1, c2, c3, c4, c5, c6 = space_channels(width)
+    return nn.Sequential(_conv(3, c1, 2), _conv(c1, c2), nn.MaxPool2d(2),          # 64 -> 32 -> 16
+                         _conv(c2, c3), _conv(c3, c4), nn.MaxPool2d(2),             # -> 8
+                         _conv(c4, c5), _conv(c5, c6),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(c6, n_out))
 
 
 def build_fence_net():
@@ -475,7 +491,7 @@ def train_space_net(crops, targets, white, params: Training, seed: int, log=prin
     def loss(out, y):
         return sum(F.cross_entropy(out[:, bounds[i]:bounds[i + 1]], y[:, i], ignore_index=-100)
                    for i in range(len(sizes)))
-    net = build_space_net(int(bounds[-1]))
+    net = build_space_net(int(bounds[-1]), params.space_width)
     if params.space_start:
         load_onnx_weights(net, params.space_start)
         log(f"  spaces start from {params.space_start}")
