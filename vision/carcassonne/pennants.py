@@ -361,10 +361,6 @@ def emblem_in_photo(crops: np.ndarray, params: PhotoEmblem = PHOTO_EMBLEM) -> np
     m = int(round(CUT.margin / (1 + 2 * CUT.margin) * n))
     w = max(4, int(round(params.window * n / (1 + 2 * CUT.margin))))
     x = np.stack([cv2.GaussianBlur(np.asarray(c, np.float32), (0, 0), params.blur) for c in crops])
-    inner = x[:, m:n - m, m:n - m]
-    # every window of every crop (channels first), to be matched by one product
-    targets = sliding_window_view(inner, (w, w), axis=(1, 2))
-    targets = _normalised(targets.reshape(count, -1, 3, w * w)).astype(np.float32)     # (N, P, d)
     windows, source = [], []
     for i in range(count):
         for y, x0 in _blob_windows(x[i], w, m + 2, n - m - 2, params.blobs):
@@ -375,9 +371,12 @@ def emblem_in_photo(crops: np.ndarray, params: PhotoEmblem = PHOTO_EMBLEM) -> np
             source.append(i)
     if not source:
         return np.zeros(count)
-    turned = _normalised(np.array(windows, np.float32))                              # (4W, d)
-    found = (targets.reshape(-1, targets.shape[-1]) @ turned.T).reshape(count, -1, len(source), 4)
-    found = found.max(axis=(1, 3)).T.astype(np.float64)                              # (W, N)
+    turned = _normalised(np.array(windows, np.float32)).T                            # (d, 4W)
+    found = np.empty((len(source), count))                                           # (W, N)
+    for i in range(count):      # one crop at a time: all crops' windows at once take N x W x 4 x P floats
+        targets = sliding_window_view(x[i, m:n - m, m:n - m], (w, w), axis=(0, 1))    # every window, channels first
+        targets = _normalised(targets.reshape(-1, 3, w * w)).astype(np.float32)        # (P, d)
+        found[:, i] = (targets @ turned).max(axis=0).reshape(len(source), 4).max(axis=1)
     found[np.arange(len(source)), source] = np.nan      # a window is not asked of its own crop
     splits = [_split(row, params) for row in found]
     order = sorted(range(len(source)), key=lambda k: -splits[k][0])
