@@ -97,8 +97,10 @@ def unknown_art(cells: dict, empty: int, sure: float = 0.9) -> float:
     ...              (2, 0): (np.array([0.9, 0.05, 0.05]),)}, empty=0)
     0.5
     """
-    probs = np.stack([p for p, *_ in cells.values()]) if cells else np.zeros((0, 1))
-    tiled = probs[:, empty] < 0.5 if len(probs) else np.zeros(0, bool)
+    if not cells:
+        return 0.0
+    probs = np.stack([p for p, *_ in cells.values()])
+    tiled = probs[:, empty] < 0.5
     if not tiled.any():
         return 0.0
     best = np.delete(probs[tiled], empty, axis=1).max(axis=1)
